@@ -1,0 +1,49 @@
+package org.verbs4j.api;
+
+import java.util.List;
+
+/**
+ * An open device ({@code struct ibv_context}): queries, and the factory of everything else
+ * (protection domains, completion queues and channels). Close it last: closing it while
+ * objects made from it are open is refused with a message that names them.
+ */
+public interface DeviceContext extends AutoCloseable {
+
+    /** The device this context was opened on. */
+    RdmaDevice device();
+
+    /** {@code ibv_query_device}. */
+    DeviceAttributes queryDevice();
+
+    /** {@code ibv_query_port} for port {@code port} (1-based). */
+    PortAttributes queryPort(int port);
+
+    /** Every port, 1..{@code phys_port_cnt}. */
+    default List<PortAttributes> queryPorts() {
+        int n = queryDevice().physPortCnt();
+        PortAttributes[] ports = new PortAttributes[n];
+        for (int p = 1; p <= n; p++) {
+            ports[p - 1] = queryPort(p);
+        }
+        return List.of(ports);
+    }
+
+    /** {@code ibv_query_gid}: the GID at {@code index} of {@code port}'s table (zero for an empty slot). */
+    Gid queryGid(int port, int index);
+
+    /** {@code ibv_query_gid_ex}: the entry at {@code index}, with its type; throws when the slot is empty. */
+    GidEntry queryGidEntry(int port, int index);
+
+    /** {@code ibv_query_gid_table}: every valid GID of every port, with types. */
+    List<GidEntry> queryGidTable();
+
+    /** {@code ibv_query_pkey}: the P_Key at {@code index} of {@code port}'s P_Key table, host order. */
+    int queryPkey(int port, int index);
+
+    /** True once closed. */
+    boolean isClosed();
+
+    /** {@code ibv_close_device}. Harmless when already closed. */
+    @Override
+    void close();
+}

@@ -1,0 +1,171 @@
+package org.verbs4j.api;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * A 128-bit Global Identifier ({@code union ibv_gid}), in network byte order as the wire carries it.
+ *
+ * <p>{@link #toString()} prints the form {@code ibv_devinfo} and {@code ibv_rc_pingpong} print:
+ * eight groups of four hex digits, e.g. {@code 0000:0000:0000:0000:0000:ffff:0a4d:0001}.
+ */
+public final class Gid {
+    /** Size in bytes. */
+    public static final int SIZE = 16;
+    public static final Gid ZERO = new Gid(new byte[SIZE]);
+
+    private final byte[] raw;
+
+    private Gid(byte[] raw) {
+        this.raw = raw;
+    }
+
+    /** A GID from its 16 raw bytes (copied). */
+    public static Gid of(byte[] raw) {
+        if (raw.length != SIZE) {
+            throw new IllegalArgumentException("a GID has 16 bytes, got " + raw.length);
+        }
+        return new Gid(raw.clone());
+    }
+
+    /** A GID from the subnet prefix and interface id, each as a big-endian 64-bit value. */
+    public static Gid of(long subnetPrefix, long interfaceId) {
+        byte[] b = new byte[SIZE];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (subnetPrefix >>> (56 - 8 * i));
+            b[8 + i] = (byte) (interfaceId >>> (56 - 8 * i));
+        }
+        return new Gid(b);
+    }
+
+    /**
+     * Parses {@code xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx} (the devinfo form), the 32-hex-digit form
+     * {@code ibv_rc_pingpong} sends, or any IPv6 / IPv4 literal (an IPv4 address becomes the
+     * IPv4-mapped GID {@code ::ffff:a.b.c.d} that RoCE v2 uses).
+     */
+    public static Gid parse(String text) {
+        String t = text.trim();
+        if (t.matches("(?i)[0-9a-f]{4}(:[0-9a-f]{4}){7}")) {
+            return new Gid(HexFormat.of().parseHex(t.replace(":", "")));
+        }
+        if (t.matches("(?i)[0-9a-f]{32}")) {
+            return new Gid(HexFormat.of().parseHex(t));
+        }
+        if (t.matches("[0-9.:a-fA-F]+") && (t.contains(":") || t.matches("\\d+\\.\\d+\\.\\d+\\.\\d+"))) {
+            try {
+                return ofAddress(InetAddress.getByName(t));
+            } catch (UnknownHostException e) {
+                // fall through to the error below
+            }
+        }
+        throw new IllegalArgumentException("not a GID: '" + text + "'");
+    }
+
+    /** The GID of an IP address: an IPv6 address as is, an IPv4 address IPv4-mapped. */
+    public static Gid ofAddress(InetAddress address) {
+        byte[] a = address.getAddress();
+        if (a.length == SIZE) {
+            return new Gid(a);
+        }
+        byte[] b = new byte[SIZE];
+        b[10] = (byte) 0xff;
+        b[11] = (byte) 0xff;
+        System.arraycopy(a, 0, b, 12, 4);
+        return new Gid(b);
+    }
+
+    /** A copy of the 16 bytes. */
+    public byte[] raw() {
+        return raw.clone();
+    }
+
+    /** Byte {@code i} (0..15). */
+    public byte get(int i) {
+        return raw[i];
+    }
+
+    /** The first 8 bytes as a big-endian value. */
+    public long subnetPrefix() {
+        return longAt(0);
+    }
+
+    /** The last 8 bytes as a big-endian value. */
+    public long interfaceId() {
+        return longAt(8);
+    }
+
+    private long longAt(int off) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (raw[off + i] & 0xff);
+        }
+        return v;
+    }
+
+    /** True when all 16 bytes are zero. */
+    public boolean isZero() {
+        for (byte b : raw) {
+            if (b != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** True for {@code ::ffff:a.b.c.d}, the GID RoCE v2 derives from an IPv4 address. */
+    public boolean isIpv4Mapped() {
+        for (int i = 0; i < 10; i++) {
+            if (raw[i] != 0) {
+                return false;
+            }
+        }
+        return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
+    }
+
+    /** True for an IPv6 link-local GID ({@code fe80::/64}), the default GID of IB and RoCE ports. */
+    public boolean isLinkLocal() {
+        return raw[0] == (byte) 0xfe && (raw[1] & 0xc0) == 0x80;
+    }
+
+    /** The IP address this GID stands for (IPv4 for an IPv4-mapped GID). */
+    public InetAddress toInetAddress() {
+        try {
+            if (isIpv4Mapped()) {
+                return InetAddress.getByAddress(Arrays.copyOfRange(raw, 12, 16));
+            }
+            return Inet6Address.getByAddress(null, raw, null);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // cannot happen for 4 or 16 bytes
+        }
+    }
+
+    /** The 32 hex digits without separators (the form {@code ibv_rc_pingpong} exchanges). */
+    public String toHex() {
+        return HexFormat.of().formatHex(raw);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Gid && Arrays.equals(raw, ((Gid) o).raw);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(raw);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < SIZE; i += 2) {
+            if (i > 0) {
+                sb.append(':');
+            }
+            sb.append(String.format("%02x%02x", raw[i] & 0xff, raw[i + 1] & 0xff));
+        }
+        return sb.toString();
+    }
+}

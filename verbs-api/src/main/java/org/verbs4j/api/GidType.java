@@ -1,0 +1,50 @@
+package org.verbs4j.api;
+
+/** The type of a GID table entry ({@code enum ibv_gid_type}). */
+public enum GidType {
+    IB(0, "IB"),
+    ROCE_V1(1, "RoCE v1"),
+    ROCE_V2(2, "RoCE v2"),
+    UNKNOWN(-1, "unknown");
+
+    private final int value;
+    private final String text;
+
+    GidType(int value, String text) {
+        this.value = value;
+        this.text = text;
+    }
+
+    public int value() {
+        return value;
+    }
+
+    /** The text sysfs and {@code ibv_devinfo} use ("IB", "RoCE v1", "RoCE v2"). */
+    public String text() {
+        return text;
+    }
+
+    public static GidType of(int value) {
+        for (GidType t : values()) {
+            if (t.value == value) {
+                return t;
+            }
+        }
+        return UNKNOWN;
+    }
+
+    /** From the sysfs / ibv_devinfo text; "IB/RoCE v1" (what sysfs says of an IB GID) maps to IB. */
+    public static GidType ofText(String text) {
+        String t = text.trim();
+        if (t.equalsIgnoreCase("RoCE v2")) {
+            return ROCE_V2;
+        }
+        if (t.equalsIgnoreCase("RoCE v1")) {
+            return ROCE_V1;
+        }
+        if (t.equalsIgnoreCase("IB") || t.equalsIgnoreCase("IB/RoCE v1")) {
+            return IB;
+        }
+        return UNKNOWN;
+    }
+}

@@ -1,0 +1,111 @@
+package org.verbs4j.api;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+import org.verbs4j.api.spi.VerbsBackend;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Entry point: the RDMA devices of this machine, through the best available backend.
+ *
+ * <pre>{@code
+ * try (DeviceContext ctx = Rdma.open("rxe0")) {
+ *     DeviceAttributes dev = ctx.queryDevice();
+ *     PortAttributes port = ctx.queryPort(1);
+ *     System.out.println(dev.maxQp() + " QPs, port " + port.state() + ", MTU " + port.activeMtu().bytes());
+ * }
+ * }</pre>
+ *
+ * <p>Backends are found with {@link ServiceLoader} ({@link VerbsBackend}); the available one with the
+ * highest priority wins, or the one named by the system property {@code verbs4j.backend}.
+ * On a machine without RDMA, {@link #devices()} is empty and {@link #open(String)} says what is missing.
+ */
+public final class Rdma {
+    /** System property naming the backend to use (e.g. {@code jnr}). */
+    public static final String BACKEND_PROPERTY = "verbs4j.backend";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Rdma.class);
+    private static volatile List<VerbsBackend> backends;
+
+    private Rdma() {
+    }
+
+    /** Every backend on the class path, available or not, highest priority first. */
+    public static List<VerbsBackend> backends() {
+        List<VerbsBackend> b = backends;
+        if (b == null) {
+            List<VerbsBackend> found = new ArrayList<>();
+            for (VerbsBackend backend : ServiceLoader.load(VerbsBackend.class, Rdma.class.getClassLoader())) {
+                found.add(backend);
+            }
+            found.sort(Comparator.comparingInt(VerbsBackend::priority).reversed());
+            backends = b = List.copyOf(found);
+        }
+        return b;
+    }
+
+    /** The backend in use, or {@code null} when none is available (the log and {@link #open} say why). */
+    public static VerbsBackend backend() {
+        String wanted = System.getProperty(BACKEND_PROPERTY);
+        for (VerbsBackend b : backends()) {
+            if (wanted != null && !wanted.equals(b.name())) {
+                continue;
+            }
+            if (b.unavailableReason() == null) {
+                return b;
+            }
+            LOG.debug("verbs4j backend {} is not available: {}", b.name(), b.unavailableReason());
+        }
+        return null;
+    }
+
+    /** The RDMA devices of this machine; empty when there are none or no backend can reach them. */
+    public static List<RdmaDevice> devices() {
+        VerbsBackend b = backend();
+        return b == null ? List.of() : b.devices();
+    }
+
+    /** The device named {@code name}; the exception lists the devices there are, or why there are none. */
+    public static RdmaDevice device(String name) {
+        VerbsBackend b = backend();
+        if (b == null) {
+            throw new NoSuchDeviceException("RDMA device '" + name + "' not found: " + whyNoBackend());
+        }
+        List<RdmaDevice> all = b.devices();
+        for (RdmaDevice d : all) {
+            if (d.name().equals(name)) {
+                return d;
+            }
+        }
+        throw new NoSuchDeviceException("RDMA device '" + name + "' not found; "
+                + (all.isEmpty() ? "this machine has no RDMA device (check `ibv_devices`, the kernel driver, "
+                        + "and /dev/infiniband)"
+                        : "devices present: " + all.stream().map(RdmaDevice::name).collect(Collectors.joining(", "))));
+    }
+
+    /** Opens the device named {@code name}. */
+    public static DeviceContext open(String name) {
+        return device(name).open();
+    }
+
+    private static String whyNoBackend() {
+        List<VerbsBackend> all = backends();
+        if (all.isEmpty()) {
+            return "no verbs4j backend is on the class path (add org.verbs4j:verbs-jnr)";
+        }
+        String wanted = System.getProperty(BACKEND_PROPERTY);
+        StringBuilder sb = new StringBuilder("no verbs4j backend is available");
+        if (wanted != null) {
+            sb.append(" (").append(BACKEND_PROPERTY).append('=').append(wanted).append(')');
+        }
+        for (VerbsBackend b : all) {
+            sb.append("; ").append(b.name()).append(": ")
+                    .append(b.unavailableReason() == null ? "available" : b.unavailableReason());
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,167 @@
+package org.verbs4j.api.internal;
+
+import java.lang.reflect.Field;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import sun.misc.Unsafe;
+
+/**
+ * The one class that touches raw native memory. Every struct read and write in verbs4j goes through
+ * it, so the rest of the code never sees {@code Unsafe}. Native byte order (x86_64: little endian);
+ * fields that are big endian on the wire (GUIDs, GIDs, {@code imm_data}) are swapped by the caller.
+ *
+ * <p>Not API: backends and flyweights use it. Addresses are not checked; callers check bounds once
+ * per object, not per access.
+ */
+public final class RawMemory {
+    private static final Unsafe U;
+    private static final long BYTE_ARRAY_BASE;
+    private static final long BUFFER_ADDRESS;
+
+    static {
+        try {
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            U = (Unsafe) f.get(null);
+            BYTE_ARRAY_BASE = U.arrayBaseOffset(byte[].class);
+            BUFFER_ADDRESS = U.objectFieldOffset(Buffer.class.getDeclaredField("address"));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError("verbs4j needs sun.misc.Unsafe (module jdk.unsupported): " + e);
+        }
+    }
+
+    /** Size of a native pointer. */
+    public static final int ADDRESS_SIZE = U.addressSize();
+    /** Page size of this machine. */
+    public static final int PAGE_SIZE = U.pageSize();
+
+    private RawMemory() {
+    }
+
+    public static byte getByte(long address) {
+        return U.getByte(address);
+    }
+
+    public static void putByte(long address, byte value) {
+        U.putByte(address, value);
+    }
+
+    public static short getShort(long address) {
+        return U.getShort(address);
+    }
+
+    public static void putShort(long address, short value) {
+        U.putShort(address, value);
+    }
+
+    public static int getInt(long address) {
+        return U.getInt(address);
+    }
+
+    public static void putInt(long address, int value) {
+        U.putInt(address, value);
+    }
+
+    public static long getLong(long address) {
+        return U.getLong(address);
+    }
+
+    public static void putLong(long address, long value) {
+        U.putLong(address, value);
+    }
+
+    public static long getAddress(long address) {
+        return U.getAddress(address);
+    }
+
+    public static void putAddress(long address, long value) {
+        U.putAddress(address, value);
+    }
+
+    /** Unsigned byte. */
+    public static int getUByte(long address) {
+        return U.getByte(address) & 0xff;
+    }
+
+    /** Unsigned 16-bit value. */
+    public static int getUShort(long address) {
+        return U.getShort(address) & 0xffff;
+    }
+
+    /** Unsigned 32-bit value. */
+    public static long getUInt(long address) {
+        return U.getInt(address) & 0xffffffffL;
+    }
+
+    public static long getLongVolatile(long address) {
+        return U.getLongVolatile(null, address);
+    }
+
+    public static byte getByteVolatile(long address) {
+        return U.getByteVolatile(null, address);
+    }
+
+    public static void putByteVolatile(long address, byte value) {
+        U.putByteVolatile(null, address, value);
+    }
+
+    /** Allocates {@code size} bytes ({@code malloc}), zeroed. Free with {@link #free}. */
+    public static long allocate(long size) {
+        long a = U.allocateMemory(Math.max(1, size));
+        U.setMemory(a, Math.max(1, size), (byte) 0);
+        return a;
+    }
+
+    public static void free(long address) {
+        if (address != 0) {
+            U.freeMemory(address);
+        }
+    }
+
+    public static void zero(long address, long size) {
+        U.setMemory(address, size, (byte) 0);
+    }
+
+    public static void fill(long address, long size, byte value) {
+        U.setMemory(address, size, value);
+    }
+
+    public static void copy(long from, long to, long size) {
+        U.copyMemory(from, to, size);
+    }
+
+    public static void copyToArray(long from, byte[] to, int offset, int length) {
+        checkArray(to, offset, length);
+        U.copyMemory(null, from, to, BYTE_ARRAY_BASE + offset, length);
+    }
+
+    public static void copyFromArray(byte[] from, int offset, int length, long to) {
+        checkArray(from, offset, length);
+        U.copyMemory(from, BYTE_ARRAY_BASE + offset, null, to, length);
+    }
+
+    /** Reads a NUL-terminated ASCII string of at most {@code max} bytes. */
+    public static String getString(long address, int max) {
+        int n = 0;
+        while (n < max && U.getByte(address + n) != 0) {
+            n++;
+        }
+        byte[] b = new byte[n];
+        copyToArray(address, b, 0, n);
+        return new String(b, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** The native address of a direct buffer's first byte (ignores its position). */
+    public static long addressOf(ByteBuffer directBuffer) {
+        if (!directBuffer.isDirect()) {
+            throw new IllegalArgumentException("RDMA needs a direct ByteBuffer (ByteBuffer.allocateDirect), got a heap buffer");
+        }
+        return U.getLong(directBuffer, BUFFER_ADDRESS);
+    }
+
+    private static void checkArray(byte[] a, int offset, int length) {
+        if (offset < 0 || length < 0 || offset + length > a.length) {
+            throw new IndexOutOfBoundsException("offset " + offset + ", length " + length + ", array " + a.length);
+        }
+    }
+}

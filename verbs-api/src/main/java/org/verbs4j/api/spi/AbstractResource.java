@@ -1,0 +1,127 @@
+package org.verbs4j.api.spi;
+
+import java.lang.ref.Cleaner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The safety model every native object of a backend follows: an open/closed state checked on entry
+ * (use after close throws instead of crashing the JVM), a parent that knows its children (closing a
+ * parent with open children is refused with a message that names them), harmless double close, and
+ * a leak report through SLF4J when an object becomes unreachable without being closed.
+ */
+public abstract class AbstractResource implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger("org.verbs4j.leak");
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "verbs4j-leak-detector");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final boolean TRACK_SITES = Boolean.getBoolean("verbs4j.leakSites");
+
+    private final AbstractResource parent;
+    private final Set<AbstractResource> children = ConcurrentHashMap.newKeySet();
+    private final LeakState leak;
+    private final Cleaner.Cleanable cleanable;
+    /** Volatile: a plain load on x86, so the hot-path check costs nothing more. */
+    private volatile boolean closed;
+
+    /** @param parent the object this one was made from (null for a device context) */
+    protected AbstractResource(AbstractResource parent) {
+        this.parent = parent;
+        if (parent != null) {
+            parent.checkOpen();
+            parent.children.add(this);
+        }
+        this.leak = new LeakState(TRACK_SITES ? new Throwable("created here") : null);
+        this.cleanable = CLEANER.register(this, leak);
+    }
+
+    /** Called once by the subclass constructor when the native object exists, for the leak report. */
+    protected final void describeForLeakReport(String description) {
+        leak.description = description;
+    }
+
+    /** The kind of object, e.g. "ProtectionDomain"; used in messages. */
+    protected abstract String kind();
+
+    /** Destroys the native object. Called once, with no open children. Throws on failure. */
+    protected abstract void destroy();
+
+    /** Throws {@link IllegalStateException} when closed. Cheap: one field read. */
+    protected final void checkOpen() {
+        if (closed) {
+            throw closedException();
+        }
+    }
+
+    /** The exception for use after close (kept out of line, so that callers stay small). */
+    protected final IllegalStateException closedException() {
+        return new IllegalStateException(this + " is closed; it cannot be used after close()");
+    }
+
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    /** The open children, e.g. the QPs and MRs of a PD. */
+    public final List<AbstractResource> openChildren() {
+        return new ArrayList<>(children);
+    }
+
+    /**
+     * Destroys the native object. Refused (with {@link IllegalStateException}) while objects made from
+     * this one are open; harmless when already closed.
+     */
+    @Override
+    public final void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (!children.isEmpty()) {
+                throw new IllegalStateException("cannot close " + this + ": still in use by " + children
+                        + ". Close those first (verbs objects close in reverse order of creation)");
+            }
+            destroy();
+            closed = true;
+            leak.closed = true;
+        }
+        cleanable.clean();
+        if (parent != null) {
+            parent.children.remove(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind() + (leak.description != null ? "[" + leak.description + "]" : "");
+    }
+
+    private static final class LeakState implements Runnable {
+        final Throwable site;
+        volatile String description;
+        volatile boolean closed;
+
+        LeakState(Throwable site) {
+            this.site = site;
+        }
+
+        @Override
+        public void run() {
+            if (!closed) {
+                if (site != null) {
+                    LOG.warn("LEAK: {} was not closed before it became unreachable; its native resources are lost",
+                            description, site);
+                } else {
+                    LOG.warn("LEAK: {} was not closed before it became unreachable; its native resources are lost "
+                            + "(run with -Dverbs4j.leakSites=true to see where it was created)", description);
+                }
+            }
+        }
+    }
+}

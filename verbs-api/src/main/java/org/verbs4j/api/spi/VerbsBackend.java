@@ -1,0 +1,31 @@
+package org.verbs4j.api.spi;
+
+import java.util.List;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.RdmaDevice;
+
+/**
+ * A way to reach RDMA devices: libibverbs through JNR today; a Java 22+ FFM binding or a pure-Java
+ * software RNIC later. Found with {@link java.util.ServiceLoader}: list the implementation in
+ * {@code META-INF/services/org.verbs4j.api.spi.VerbsBackend}.
+ */
+public interface VerbsBackend {
+
+    /** Short name, e.g. {@code jnr}; selectable with {@code -Dverbs4j.backend=NAME}. */
+    String name();
+
+    /** Higher wins when several are available. */
+    int priority();
+
+    /**
+     * {@code null} when the backend can be used; otherwise why not, in words a user can act on
+     * (e.g. "libibverbs.so.1 not found: install libibverbs1 and ibverbs-providers").
+     */
+    String unavailableReason();
+
+    /** The devices this backend reaches, listed afresh on each call. */
+    List<RdmaDevice> devices();
+
+    /** Opens a device this backend listed. */
+    DeviceContext open(RdmaDevice device);
+}

@@ -1,0 +1,81 @@
+package org.verbs4j.api.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AbstractResourceTest {
+    static class Res extends AbstractResource {
+        final String name;
+        final List<String> destroyed;
+
+        Res(AbstractResource parent, String name, List<String> destroyed) {
+            super(parent);
+            this.name = name;
+            this.destroyed = destroyed;
+            describeForLeakReport(name);
+        }
+
+        @Override
+        protected String kind() {
+            return "Res";
+        }
+
+        @Override
+        protected void destroy() {
+            destroyed.add(name);
+        }
+
+        void use() {
+            checkOpen();
+        }
+    }
+
+    @Test
+    void parentWithOpenChildrenRefusesToCloseAndNamesThem() {
+        List<String> log = new ArrayList<>();
+        Res pd = new Res(null, "pd", log);
+        Res mr = new Res(pd, "mr1", log);
+        IllegalStateException e = assertThrows(IllegalStateException.class, pd::close);
+        assertTrue(e.getMessage().contains("mr1"), e.getMessage());
+        assertTrue(log.isEmpty(), "nothing destroyed");
+        mr.close();
+        pd.close();
+        assertEquals(List.of("mr1", "pd"), log);
+    }
+
+    @Test
+    void useAfterCloseThrowsAndDoubleCloseDestroysOnce() {
+        List<String> log = new ArrayList<>();
+        Res r = new Res(null, "cq", log);
+        r.close();
+        r.close();
+        assertEquals(List.of("cq"), log);
+        IllegalStateException e = assertThrows(IllegalStateException.class, r::use);
+        assertTrue(e.getMessage().contains("Res[cq] is closed"), e.getMessage());
+    }
+
+    @Test
+    void childOfAClosedParentCannotBeMade() {
+        List<String> log = new ArrayList<>();
+        Res pd = new Res(null, "pd", log);
+        pd.close();
+        assertThrows(IllegalStateException.class, () -> new Res(pd, "mr", log));
+    }
+
+    @Test
+    void failedDestroyLeavesTheObjectOpen() {
+        Res r = new Res(null, "qp", new ArrayList<>()) {
+            @Override
+            protected void destroy() {
+                throw new IllegalStateException("EBUSY");
+            }
+        };
+        assertThrows(IllegalStateException.class, r::close);
+        assertTrue(!r.isClosed());
+    }
+}

@@ -1,0 +1,89 @@
+package org.verbs4j.jnr;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.NodeType;
+import org.verbs4j.api.RdmaDevice;
+import org.verbs4j.api.TransportType;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.spi.VerbsBackend;
+
+/** libibverbs through JNR-FFI (jffi on the hot path). Registered with {@link java.util.ServiceLoader}. */
+public final class JnrBackend implements VerbsBackend {
+    /** Device lists stay allocated: an {@link RdmaDevice} points into one, and may be opened at any time. */
+    private final List<Long> deviceLists = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public String name() {
+        return "jnr";
+    }
+
+    @Override
+    public int priority() {
+        return 100;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return NativeLibraries.ibverbs().failure;
+    }
+
+    static LibIbverbs lib() {
+        NativeLibraries.Loaded l = NativeLibraries.ibverbs();
+        if (l.ibverbs == null) {
+            throw new VerbsException("dlopen(libibverbs.so.1)", 0, null, l.failure);
+        }
+        return l.ibverbs;
+    }
+
+    static int lastErrno() {
+        return jnr.ffi.LastError.getLastError(NativeLibraries.ibverbs().runtime);
+    }
+
+    @Override
+    public List<RdmaDevice> devices() {
+        LibIbverbs lib = lib();
+        long num = RawMemory.allocate(4);
+        try {
+            long list = lib.ibv_get_device_list(num);
+            if (list == 0) {
+                int errno = lastErrno();
+                // ENOSYS: no kernel support (no ib_uverbs); that is "no devices", not an error
+                if (errno == 38 || errno == 2) {
+                    return List.of();
+                }
+                throw new VerbsException("ibv_get_device_list", errno, null);
+            }
+            deviceLists.add(list);
+            int n = RawMemory.getInt(num);
+            List<RdmaDevice> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                long dev = RawMemory.getAddress(list + (long) i * RawMemory.ADDRESS_SIZE);
+                String name = RawMemory.getString(dev + Layout.DEVICE_NAME, Layout.DEVICE_NAME_MAX);
+                long guid = Long.reverseBytes(lib.ibv_get_device_guid(dev));
+                out.add(new RdmaDevice(this, name, guid, NodeType.of(RawMemory.getInt(dev + Layout.DEVICE_NODE_TYPE)),
+                        TransportType.of(RawMemory.getInt(dev + Layout.DEVICE_TRANSPORT_TYPE)), dev));
+            }
+            return List.copyOf(out);
+        } finally {
+            RawMemory.free(num);
+        }
+    }
+
+    @Override
+    public DeviceContext open(RdmaDevice device) {
+        if (device.backend() != this || !(device.handle() instanceof Long)) {
+            throw new IllegalArgumentException(device + " was not listed by the jnr backend");
+        }
+        long dev = (Long) device.handle();
+        long ctx = lib().ibv_open_device(dev);
+        if (ctx == 0) {
+            throw new VerbsException("ibv_open_device", lastErrno(), device.name(),
+                    "Check that /dev/infiniband/uverbs* exists and is readable and writable by this user");
+        }
+        return new JnrDeviceContext(device, ctx);
+    }
+}

@@ -1,0 +1,271 @@
+package org.verbs4j.jnr;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.verbs4j.api.AtomicCapability;
+import org.verbs4j.api.DeviceAttributes;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.Errno;
+import org.verbs4j.api.Gid;
+import org.verbs4j.api.GidEntry;
+import org.verbs4j.api.GidType;
+import org.verbs4j.api.LinkLayer;
+import org.verbs4j.api.Mtu;
+import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.PortState;
+import org.verbs4j.api.RdmaDevice;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.spi.AbstractResource;
+
+/** An open {@code ibv_context}. */
+final class JnrDeviceContext extends AbstractResource implements DeviceContext {
+    private final RdmaDevice device;
+    private final long ctx;
+    /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
+    private final long queryPortFn;
+
+    JnrDeviceContext(RdmaDevice device, long ctx) {
+        super(null);
+        this.device = device;
+        this.ctx = ctx;
+        this.queryPortFn = extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_PORT);
+        describeForLeakReport(device.name() + " context 0x" + Long.toHexString(ctx));
+    }
+
+    /** The address of a {@code verbs_context} op, or 0 when the context is not extended or too old for it. */
+    static long extendedOp(long ctx, int opOffset) {
+        if (RawMemory.getLong(ctx + Layout.CONTEXT_ABI_COMPAT) != -1L) {
+            return 0;
+        }
+        long vctx = ctx - Layout.VERBS_CONTEXT_CONTEXT;
+        long sz = RawMemory.getLong(vctx + Layout.VERBS_CONTEXT_SZ);
+        if (sz < Layout.VERBS_CONTEXT_SIZE - opOffset) {
+            return 0;
+        }
+        return RawMemory.getAddress(vctx + opOffset);
+    }
+
+    /** The native {@code struct ibv_context *}. */
+    long address() {
+        checkOpen();
+        return ctx;
+    }
+
+    @Override
+    protected String kind() {
+        return "DeviceContext";
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = JnrBackend.lib().ibv_close_device(ctx);
+        if (rc != 0) {
+            throw new VerbsException("ibv_close_device", JnrBackend.lastErrno(), device.name());
+        }
+    }
+
+    @Override
+    public RdmaDevice device() {
+        return device;
+    }
+
+    @Override
+    public DeviceAttributes queryDevice() {
+        checkOpen();
+        long a = RawMemory.allocate(Layout.DEVICE_ATTR_SIZE);
+        try {
+            int rc = JnrBackend.lib().ibv_query_device(ctx, a);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_device", rc, device.name());
+            }
+            return new DeviceAttributes(
+                    RawMemory.getString(a + Layout.DA_FW_VER, Layout.DA_FW_VER_LEN),
+                    Long.reverseBytes(RawMemory.getLong(a + Layout.DA_NODE_GUID)),
+                    Long.reverseBytes(RawMemory.getLong(a + Layout.DA_SYS_IMAGE_GUID)),
+                    RawMemory.getLong(a + Layout.DA_MAX_MR_SIZE),
+                    RawMemory.getLong(a + Layout.DA_PAGE_SIZE_CAP),
+                    RawMemory.getInt(a + Layout.DA_VENDOR_ID),
+                    RawMemory.getInt(a + Layout.DA_VENDOR_PART_ID),
+                    RawMemory.getInt(a + Layout.DA_HW_VER),
+                    RawMemory.getInt(a + Layout.DA_MAX_QP),
+                    RawMemory.getInt(a + Layout.DA_MAX_QP_WR),
+                    RawMemory.getInt(a + Layout.DA_DEVICE_CAP_FLAGS),
+                    RawMemory.getInt(a + Layout.DA_MAX_SGE),
+                    RawMemory.getInt(a + Layout.DA_MAX_SGE_RD),
+                    RawMemory.getInt(a + Layout.DA_MAX_CQ),
+                    RawMemory.getInt(a + Layout.DA_MAX_CQE),
+                    RawMemory.getInt(a + Layout.DA_MAX_MR),
+                    RawMemory.getInt(a + Layout.DA_MAX_PD),
+                    RawMemory.getInt(a + Layout.DA_MAX_QP_RD_ATOM),
+                    RawMemory.getInt(a + Layout.DA_MAX_EE_RD_ATOM),
+                    RawMemory.getInt(a + Layout.DA_MAX_RES_RD_ATOM),
+                    RawMemory.getInt(a + Layout.DA_MAX_QP_INIT_RD_ATOM),
+                    RawMemory.getInt(a + Layout.DA_MAX_EE_INIT_RD_ATOM),
+                    AtomicCapability.of(RawMemory.getInt(a + Layout.DA_ATOMIC_CAP)),
+                    RawMemory.getInt(a + Layout.DA_MAX_EE),
+                    RawMemory.getInt(a + Layout.DA_MAX_RDD),
+                    RawMemory.getInt(a + Layout.DA_MAX_MW),
+                    RawMemory.getInt(a + Layout.DA_MAX_RAW_IPV6_QP),
+                    RawMemory.getInt(a + Layout.DA_MAX_RAW_ETHY_QP),
+                    RawMemory.getInt(a + Layout.DA_MAX_MCAST_GRP),
+                    RawMemory.getInt(a + Layout.DA_MAX_MCAST_QP_ATTACH),
+                    RawMemory.getInt(a + Layout.DA_MAX_TOTAL_MCAST_QP_ATTACH),
+                    RawMemory.getInt(a + Layout.DA_MAX_AH),
+                    RawMemory.getInt(a + Layout.DA_MAX_FMR),
+                    RawMemory.getInt(a + Layout.DA_MAX_MAP_PER_FMR),
+                    RawMemory.getInt(a + Layout.DA_MAX_SRQ),
+                    RawMemory.getInt(a + Layout.DA_MAX_SRQ_WR),
+                    RawMemory.getInt(a + Layout.DA_MAX_SRQ_SGE),
+                    RawMemory.getUShort(a + Layout.DA_MAX_PKEYS),
+                    RawMemory.getUByte(a + Layout.DA_LOCAL_CA_ACK_DELAY),
+                    RawMemory.getUByte(a + Layout.DA_PHYS_PORT_CNT));
+        } finally {
+            RawMemory.free(a);
+        }
+    }
+
+    @Override
+    public PortAttributes queryPort(int port) {
+        checkOpen();
+        checkPortRange(port);
+        long a = RawMemory.allocate(Layout.PORT_ATTR_SIZE);
+        try {
+            int rc;
+            if (queryPortFn != 0) {
+                rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_PORT, queryPortFn, ctx, port, a,
+                        Layout.PORT_ATTR_SIZE);
+            } else {
+                rc = JnrBackend.lib().ibv_query_port(ctx, port, a);
+            }
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_port", rc, device.name() + " port " + port,
+                        "Check the port number: the device has ports 1.." + queryDevice().physPortCnt());
+            }
+            return new PortAttributes(port,
+                    PortState.of(RawMemory.getInt(a + Layout.PA_STATE)),
+                    Mtu.of(RawMemory.getInt(a + Layout.PA_MAX_MTU)),
+                    Mtu.of(RawMemory.getInt(a + Layout.PA_ACTIVE_MTU)),
+                    RawMemory.getInt(a + Layout.PA_GID_TBL_LEN),
+                    RawMemory.getInt(a + Layout.PA_PORT_CAP_FLAGS),
+                    RawMemory.getUInt(a + Layout.PA_MAX_MSG_SZ),
+                    RawMemory.getInt(a + Layout.PA_BAD_PKEY_CNTR),
+                    RawMemory.getInt(a + Layout.PA_QKEY_VIOL_CNTR),
+                    RawMemory.getUShort(a + Layout.PA_PKEY_TBL_LEN),
+                    RawMemory.getUShort(a + Layout.PA_LID),
+                    RawMemory.getUShort(a + Layout.PA_SM_LID),
+                    RawMemory.getUByte(a + Layout.PA_LMC),
+                    RawMemory.getUByte(a + Layout.PA_MAX_VL_NUM),
+                    RawMemory.getUByte(a + Layout.PA_SM_SL),
+                    RawMemory.getUByte(a + Layout.PA_SUBNET_TIMEOUT),
+                    RawMemory.getUByte(a + Layout.PA_INIT_TYPE_REPLY),
+                    RawMemory.getUByte(a + Layout.PA_ACTIVE_WIDTH),
+                    RawMemory.getUByte(a + Layout.PA_ACTIVE_SPEED),
+                    RawMemory.getUByte(a + Layout.PA_PHYS_STATE),
+                    LinkLayer.of(RawMemory.getUByte(a + Layout.PA_LINK_LAYER)),
+                    RawMemory.getUByte(a + Layout.PA_FLAGS),
+                    queryPortFn != 0 ? RawMemory.getUShort(a + Layout.PA_PORT_CAP_FLAGS2) : 0);
+        } finally {
+            RawMemory.free(a);
+        }
+    }
+
+    private void checkPortRange(int port) {
+        if (port < 1 || port > 255) {
+            throw new IllegalArgumentException("port numbers start at 1 (got " + port + ")");
+        }
+    }
+
+    @Override
+    public Gid queryGid(int port, int index) {
+        checkOpen();
+        checkPortRange(port);
+        long g = RawMemory.allocate(Gid.SIZE);
+        try {
+            int rc = JnrBackend.lib().ibv_query_gid(ctx, port, index, g);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_gid", JnrBackend.lastErrno(),
+                        device.name() + " port " + port + " index " + index);
+            }
+            byte[] raw = new byte[Gid.SIZE];
+            RawMemory.copyToArray(g, raw, 0, Gid.SIZE);
+            return Gid.of(raw);
+        } finally {
+            RawMemory.free(g);
+        }
+    }
+
+    @Override
+    public GidEntry queryGidEntry(int port, int index) {
+        checkOpen();
+        checkPortRange(port);
+        long e = RawMemory.allocate(Layout.GID_ENTRY_SIZE);
+        try {
+            int rc = JnrBackend.lib()._ibv_query_gid_ex(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_gid_ex", rc, device.name() + " port " + port + " index " + index,
+                        rc == Errno.ENODATA ? "That GID table slot is empty; list the valid ones with queryGidTable() "
+                                + "or ibv_devinfo -v" : "Check the GID index against the port's GID table (ibv_devinfo -v)");
+            }
+            return readGidEntry(e);
+        } finally {
+            RawMemory.free(e);
+        }
+    }
+
+    private static GidEntry readGidEntry(long e) {
+        byte[] raw = new byte[Gid.SIZE];
+        RawMemory.copyToArray(e + Layout.GE_GID, raw, 0, Gid.SIZE);
+        return new GidEntry(RawMemory.getInt(e + Layout.GE_PORT_NUM), RawMemory.getInt(e + Layout.GE_GID_INDEX),
+                Gid.of(raw), GidType.of(RawMemory.getInt(e + Layout.GE_GID_TYPE)),
+                RawMemory.getInt(e + Layout.GE_NDEV_IFINDEX));
+    }
+
+    @Override
+    public List<GidEntry> queryGidTable() {
+        checkOpen();
+        int max = 0;
+        for (PortAttributes p : queryPorts()) {
+            max += p.gidTableLength();
+        }
+        if (max == 0) {
+            return List.of();
+        }
+        long t = RawMemory.allocate((long) max * Layout.GID_ENTRY_SIZE);
+        try {
+            long n = JnrBackend.lib()._ibv_query_gid_table(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
+            if (n < 0) {
+                throw new VerbsException("ibv_query_gid_table", (int) -n, device.name());
+            }
+            List<GidEntry> out = new ArrayList<>((int) n);
+            for (int i = 0; i < n; i++) {
+                out.add(readGidEntry(t + (long) i * Layout.GID_ENTRY_SIZE));
+            }
+            return List.copyOf(out);
+        } finally {
+            RawMemory.free(t);
+        }
+    }
+
+    @Override
+    public int queryPkey(int port, int index) {
+        checkOpen();
+        checkPortRange(port);
+        long p = RawMemory.allocate(2);
+        try {
+            int rc = JnrBackend.lib().ibv_query_pkey(ctx, port, index, p);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_pkey", JnrBackend.lastErrno(),
+                        device.name() + " port " + port + " index " + index);
+            }
+            return Short.reverseBytes(RawMemory.getShort(p)) & 0xffff; // __be16
+        } finally {
+            RawMemory.free(p);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceContext[" + device.name() + "]";
+    }
+}

@@ -1,0 +1,122 @@
+package org.verbs4j.jnr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Proves every offset and size in {@link Layout} against the installed rdma-core headers: generates a
+ * C program that prints {@code offsetof}/{@code sizeof} for each, compiles it with gcc, runs it, and
+ * compares. A wrong offset would silently corrupt memory, so this runs in the lab on every build.
+ */
+class LayoutIT {
+
+    /** Layout constant name prefix → the C expression that yields its value. */
+    static Map<String, String> expectations() {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (Field f : Layout.class.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class) {
+                continue;
+            }
+            String c = cExpression(f.getName());
+            if (c != null) {
+                m.put(f.getName(), c);
+            }
+        }
+        return m;
+    }
+
+    private static final String[][] PREFIXES = {
+        {"DEVICE_ATTR_SIZE", "sizeof(struct ibv_device_attr)"},
+        {"PORT_ATTR_SIZE", "sizeof(struct ibv_port_attr)"},
+        {"GID_ENTRY_SIZE", "sizeof(struct ibv_gid_entry)"},
+        {"VERBS_CONTEXT_SIZE", "sizeof(struct verbs_context)"},
+        {"DEVICE_NAME_MAX", "sizeof(((struct ibv_device *)0)->name)"},
+        {"DA_FW_VER_LEN", "sizeof(((struct ibv_device_attr *)0)->fw_ver)"},
+        {"DEVICE_", "struct ibv_device"},
+        {"CONTEXT_", "struct ibv_context"},
+        {"OPS_", "struct ibv_context_ops"},
+        {"VERBS_CONTEXT_", "struct verbs_context"},
+        {"DA_", "struct ibv_device_attr"},
+        {"PA_", "struct ibv_port_attr"},
+        {"GE_", "struct ibv_gid_entry"},
+    };
+
+    static String cExpression(String constant) {
+        for (String[] p : PREFIXES) {
+            if (p[1].startsWith("sizeof")) {
+                if (constant.equals(p[0])) {
+                    return p[1];
+                }
+                continue;
+            }
+            if (constant.startsWith(p[0])) {
+                String field = constant.substring(p[0].length()).toLowerCase();
+                return "offsetof(" + p[1] + ", " + field + ")";
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void everyOffsetMatchesTheInstalledHeaders() throws IOException {
+        Map<String, String> exp = expectations();
+        assertTrue(exp.size() > 60, "only " + exp.size() + " constants found in Layout");
+        Path dir = Files.createTempDirectory("verbs4j-layout");
+        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n"
+                + "#include <infiniband/verbs.h>\nint main(void) {\n");
+        for (Map.Entry<String, String> e : exp.entrySet()) {
+            c.append("    printf(\"%s %zu\\n\", \"").append(e.getKey()).append("\", (size_t) (")
+                    .append(e.getValue()).append("));\n");
+        }
+        c.append("    return 0;\n}\n");
+        Path src = dir.resolve("layout.c");
+        Files.writeString(src, c);
+        Path exe = dir.resolve("layout");
+        Lab.run("gcc", "-o", exe.toString(), src.toString());
+        String out = Lab.run(exe.toString());
+        List<String> wrong = new ArrayList<>();
+        int checked = 0;
+        for (String line : out.split("\n")) {
+            String[] kv = line.trim().split(" ");
+            if (kv.length != 2) {
+                continue;
+            }
+            int ours = constant(kv[0]);
+            long theirs = Long.parseLong(kv[1]);
+            checked++;
+            if (ours != theirs) {
+                wrong.add(kv[0] + ": Layout says " + ours + ", the headers say " + theirs + " (" + exp.get(kv[0]) + ")");
+            }
+        }
+        assertEquals(exp.size(), checked, "the probe printed fewer values than asked:\n" + out);
+        assertTrue(wrong.isEmpty(), "Layout disagrees with the installed headers:\n" + String.join("\n", wrong));
+    }
+
+    @Test
+    void everyConstantIsCovered() {
+        for (Field f : Layout.class.getDeclaredFields()) {
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
+                assertTrue(cExpression(f.getName()) != null, "no C expression for Layout." + f.getName());
+            }
+        }
+    }
+
+    private static int constant(String name) {
+        try {
+            return Layout.class.getField(name).getInt(null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
