@@ -40,7 +40,7 @@ public final class JnrBackend implements VerbsBackend {
     }
 
     static int lastErrno() {
-        return jnr.ffi.LastError.getLastError(NativeLibraries.ibverbs().runtime);
+        return NativeFunction.errno();
     }
 
     @Override
