@@ -40,6 +40,32 @@ public interface DeviceContext extends AutoCloseable {
     /** {@code ibv_query_pkey}: the P_Key at {@code index} of {@code port}'s P_Key table, host order. */
     int queryPkey(int port, int index);
 
+    /** {@code ibv_alloc_pd}. */
+    ProtectionDomain allocProtectionDomain();
+
+    /** {@code ibv_create_comp_channel}. */
+    CompletionChannel createCompletionChannel();
+
+    /**
+     * {@code ibv_create_cq} with at least {@code entries} entries; events go to {@code channel} (may be
+     * {@code null}) on completion vector {@code compVector} (0..{@link #numCompVectors()}-1).
+     */
+    CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector);
+
+    /** {@code ibv_create_cq} without a channel (polling only). */
+    default CompletionQueue createCompletionQueue(int entries) {
+        return createCompletionQueue(entries, null, 0);
+    }
+
+    /** How many completion vectors (interrupt queues) the device has. */
+    int numCompVectors();
+
+    /**
+     * Delivers the device's asynchronous events ({@code ibv_get_async_event}, acknowledged after the
+     * listener returns) to {@code listener} on a daemon thread; {@code null} stops delivery.
+     */
+    void setAsyncEventListener(AsyncEventListener listener);
+
     /** True once closed. */
     boolean isClosed();
 

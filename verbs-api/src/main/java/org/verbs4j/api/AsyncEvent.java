@@ -1,0 +1,26 @@
+package org.verbs4j.api;
+
+/**
+ * An asynchronous event of a device ({@code struct ibv_async_event}): which kind, and the object it is about
+ * (a {@link QueuePair}, {@link CompletionQueue} or {@link SharedReceiveQueue}, or a port number).
+ */
+public record AsyncEvent(AsyncEventType type, Object element, int port) {
+
+    /** The queue pair it is about, or {@code null}. */
+    public QueuePair queuePair() {
+        return element instanceof QueuePair ? (QueuePair) element : null;
+    }
+
+    public CompletionQueue completionQueue() {
+        return element instanceof CompletionQueue ? (CompletionQueue) element : null;
+    }
+
+    public SharedReceiveQueue sharedReceiveQueue() {
+        return element instanceof SharedReceiveQueue ? (SharedReceiveQueue) element : null;
+    }
+
+    @Override
+    public String toString() {
+        return type + " (" + type.text() + ")" + (element != null ? " on " + element : port > 0 ? " on port " + port : "");
+    }
+}

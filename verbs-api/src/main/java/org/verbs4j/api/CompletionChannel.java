@@ -1,0 +1,35 @@
+package org.verbs4j.api;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion event channel ({@code struct ibv_comp_channel}): a file descriptor that becomes readable
+ * when an armed completion queue gets a completion.
+ *
+ * <pre>{@code
+ * cq.requestNotify(false);
+ * if (cq.poll(wc) == 0) {                       // nothing yet: sleep until there is
+ *     CompletionQueue ready = channel.awaitEvent(1, TimeUnit.SECONDS);
+ *     ready.requestNotify(false);
+ * }
+ * }</pre>
+ */
+public interface CompletionChannel extends AutoCloseable {
+
+    DeviceContext context();
+
+    /**
+     * Waits for an event ({@code ibv_get_cq_event}) and acknowledges it ({@code ibv_ack_cq_events}).
+     * Returns the queue that fired, or {@code null} on timeout. The queue must be armed again to fire again.
+     */
+    CompletionQueue awaitEvent(long timeout, TimeUnit unit);
+
+    /** The file descriptor, for an event loop. */
+    int fd();
+
+    boolean isClosed();
+
+    /** {@code ibv_destroy_comp_channel}; refused while completion queues use it. */
+    @Override
+    void close();
+}

@@ -1,0 +1,21 @@
+package org.verbs4j.api;
+
+/**
+ * A post of chained work requests failed at one of them. Requests before {@link #failedIndex()} were
+ * posted and will complete; that one and the ones after it were not.
+ */
+public class PostException extends VerbsException {
+    private static final long serialVersionUID = 1L;
+    private final int failedIndex;
+
+    public PostException(String verb, int errno, int failedIndex, String detail) {
+        super(verb, errno, "request " + failedIndex + (detail == null ? "" : ", " + detail) + "; requests 0.."
+                + (failedIndex - 1) + " were posted");
+        this.failedIndex = failedIndex;
+    }
+
+    /** Index of the first request that was not posted (-1 when the provider did not say). */
+    public int failedIndex() {
+        return failedIndex;
+    }
+}

@@ -1,0 +1,51 @@
+package org.verbs4j.api;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A protection domain ({@code struct ibv_pd}): memory regions, queue pairs, shared receive queues and
+ * address handles made from it can only be used together. Close everything made from it first.
+ *
+ * <pre>{@code
+ * try (ProtectionDomain pd = ctx.allocProtectionDomain();
+ *      MemoryRegion mr = pd.allocateMemory(1 << 20, Access.LOCAL_WRITE | Access.REMOTE_WRITE)) {
+ *     ...
+ * }
+ * }</pre>
+ */
+public interface ProtectionDomain extends AutoCloseable {
+
+    DeviceContext context();
+
+    /**
+     * {@code ibv_reg_mr} over memory the caller owns. The caller keeps the memory alive and unmoved until
+     * the region is closed: the NIC reads and writes it directly.
+     *
+     * @param access {@link Access} flags
+     */
+    MemoryRegion registerMemory(long address, long length, int access);
+
+    /**
+     * {@code ibv_reg_mr} over a direct buffer, from its address 0 to its capacity (position and limit are
+     * ignored). The region keeps a reference to the buffer, so it cannot be freed while registered.
+     */
+    MemoryRegion registerMemory(ByteBuffer directBuffer, int access);
+
+    /** Allocates {@code length} zeroed, page-aligned bytes and registers them; closing the region frees them. */
+    MemoryRegion allocateMemory(long length, int access);
+
+    /** {@code ibv_create_qp}. The QP starts in {@link QpState#RESET}. */
+    QueuePair createQueuePair(QpInitAttributes attributes);
+
+    /** {@code ibv_create_srq}; {@code limit} &gt; 0 arms the limit event at once. */
+    SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int limit);
+
+    /** {@code ibv_create_ah}: the destination of UD sends. */
+    AddressHandle createAddressHandle(AddressVector av);
+
+    boolean isClosed();
+
+    /** {@code ibv_dealloc_pd}; refused while objects made from this PD are open. */
+    @Override
+    void close();
+}

@@ -1,0 +1,303 @@
+package org.verbs4j.api;
+
+/**
+ * Attributes of a queue pair ({@code struct ibv_qp_attr}) for {@link QueuePair#modify} and from
+ * {@link QueuePair#query}. Each setter also sets its bit in {@link #mask()}, so a modify sends exactly
+ * the attributes that were set.
+ *
+ * <pre>{@code
+ * qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
+ *         .accessFlags(Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ));
+ * qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(remoteQpn).rqPsn(remotePsn)
+ *         .maxDestRdAtomic(1).minRnrTimer(12).addressVector(AddressVector.global(1, remoteGid, gidIndex)));
+ * qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(localPsn).timeout(14).retryCount(7).rnrRetry(7)
+ *         .maxRdAtomic(1));
+ * }</pre>
+ */
+public final class QpAttributes {
+    private int mask;
+    private QpState state = QpState.RESET;
+    private QpState currentState = QpState.RESET;
+    private Mtu pathMtu = Mtu.MTU_1024;
+    private int qkey;
+    private int rqPsn;
+    private int sqPsn;
+    private int destQpNum;
+    private int accessFlags;
+    private QpCapabilities capabilities;
+    private AddressVector addressVector;
+    private int pkeyIndex;
+    private int maxRdAtomic;
+    private int maxDestRdAtomic;
+    private int minRnrTimer;
+    private int port;
+    private int timeout;
+    private int retryCount;
+    private int rnrRetry;
+    private boolean sqDraining;
+
+    /** The attributes that are set, as {@link QpAttrMask} bits. */
+    public int mask() {
+        return mask;
+    }
+
+    /** Replaces the mask, e.g. to send fewer attributes than were set. */
+    public QpAttributes mask(int mask) {
+        this.mask = mask;
+        return this;
+    }
+
+    public QpAttributes state(QpState state) {
+        this.state = state;
+        mask |= QpAttrMask.STATE;
+        return this;
+    }
+
+    public QpAttributes currentState(QpState state) {
+        this.currentState = state;
+        mask |= QpAttrMask.CUR_STATE;
+        return this;
+    }
+
+    public QpAttributes pathMtu(Mtu mtu) {
+        this.pathMtu = mtu;
+        mask |= QpAttrMask.PATH_MTU;
+        return this;
+    }
+
+    public QpAttributes qkey(int qkey) {
+        this.qkey = qkey;
+        mask |= QpAttrMask.QKEY;
+        return this;
+    }
+
+    /** The PSN the receive side expects first (24 bits). */
+    public QpAttributes rqPsn(int psn) {
+        this.rqPsn = psn & 0xffffff;
+        mask |= QpAttrMask.RQ_PSN;
+        return this;
+    }
+
+    /** The PSN the send side starts with (24 bits). */
+    public QpAttributes sqPsn(int psn) {
+        this.sqPsn = psn & 0xffffff;
+        mask |= QpAttrMask.SQ_PSN;
+        return this;
+    }
+
+    public QpAttributes destQpNum(int qpn) {
+        this.destQpNum = qpn;
+        mask |= QpAttrMask.DEST_QPN;
+        return this;
+    }
+
+    /** What the remote side may do to this QP's memory: {@link Access} REMOTE_* bits. */
+    public QpAttributes accessFlags(int flags) {
+        this.accessFlags = flags;
+        mask |= QpAttrMask.ACCESS_FLAGS;
+        return this;
+    }
+
+    public QpAttributes capabilities(QpCapabilities cap) {
+        this.capabilities = cap;
+        mask |= QpAttrMask.CAP;
+        return this;
+    }
+
+    /** The primary path: the peer's address (RC and UC, at RTR). */
+    public QpAttributes addressVector(AddressVector av) {
+        this.addressVector = av;
+        mask |= QpAttrMask.AV;
+        return this;
+    }
+
+    public QpAttributes pkeyIndex(int index) {
+        this.pkeyIndex = index;
+        mask |= QpAttrMask.PKEY_INDEX;
+        return this;
+    }
+
+    /** RDMA reads and atomics this QP may have outstanding as initiator ({@code max_rd_atomic}). */
+    public QpAttributes maxRdAtomic(int n) {
+        this.maxRdAtomic = n;
+        mask |= QpAttrMask.MAX_QP_RD_ATOMIC;
+        return this;
+    }
+
+    /** RDMA reads and atomics this QP serves at once as responder ({@code max_dest_rd_atomic}). */
+    public QpAttributes maxDestRdAtomic(int n) {
+        this.maxDestRdAtomic = n;
+        mask |= QpAttrMask.MAX_DEST_RD_ATOMIC;
+        return this;
+    }
+
+    /** How long a sender waits after an RNR NAK from this QP (encoded, 12 = 0.64 ms). */
+    public QpAttributes minRnrTimer(int t) {
+        this.minRnrTimer = t;
+        mask |= QpAttrMask.MIN_RNR_TIMER;
+        return this;
+    }
+
+    public QpAttributes port(int port) {
+        this.port = port;
+        mask |= QpAttrMask.PORT;
+        return this;
+    }
+
+    /** Local ACK timeout: 4.096 us * 2^timeout (14 is about 67 ms); 0 waits forever. */
+    public QpAttributes timeout(int t) {
+        this.timeout = t;
+        mask |= QpAttrMask.TIMEOUT;
+        return this;
+    }
+
+    /** Transport retries before a {@link WcStatus#RETRY_EXC_ERR} completion (0..7). */
+    public QpAttributes retryCount(int n) {
+        this.retryCount = n;
+        mask |= QpAttrMask.RETRY_CNT;
+        return this;
+    }
+
+    /** RNR retries before a {@link WcStatus#RNR_RETRY_EXC_ERR} completion (0..6; 7 = forever). */
+    public QpAttributes rnrRetry(int n) {
+        this.rnrRetry = n;
+        mask |= QpAttrMask.RNR_RETRY;
+        return this;
+    }
+
+    /** For backends filling a query result. */
+    public QpAttributes sqDraining(boolean draining) {
+        this.sqDraining = draining;
+        return this;
+    }
+
+    public QpState state() {
+        return state;
+    }
+
+    public QpState currentState() {
+        return currentState;
+    }
+
+    public Mtu pathMtu() {
+        return pathMtu;
+    }
+
+    public int qkey() {
+        return qkey;
+    }
+
+    public int rqPsn() {
+        return rqPsn;
+    }
+
+    public int sqPsn() {
+        return sqPsn;
+    }
+
+    public int destQpNum() {
+        return destQpNum;
+    }
+
+    public int accessFlags() {
+        return accessFlags;
+    }
+
+    public QpCapabilities capabilities() {
+        return capabilities;
+    }
+
+    public AddressVector addressVector() {
+        return addressVector;
+    }
+
+    public int pkeyIndex() {
+        return pkeyIndex;
+    }
+
+    public int maxRdAtomic() {
+        return maxRdAtomic;
+    }
+
+    public int maxDestRdAtomic() {
+        return maxDestRdAtomic;
+    }
+
+    public int minRnrTimer() {
+        return minRnrTimer;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public int timeout() {
+        return timeout;
+    }
+
+    public int retryCount() {
+        return retryCount;
+    }
+
+    public int rnrRetry() {
+        return rnrRetry;
+    }
+
+    public boolean sqDraining() {
+        return sqDraining;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("QpAttributes[");
+        if ((mask & QpAttrMask.STATE) != 0) {
+            sb.append("state ").append(state).append(' ');
+        }
+        if ((mask & QpAttrMask.PORT) != 0) {
+            sb.append("port ").append(port).append(' ');
+        }
+        if ((mask & QpAttrMask.PKEY_INDEX) != 0) {
+            sb.append("pkey_index ").append(pkeyIndex).append(' ');
+        }
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) {
+            sb.append("access ").append(Access.toString(accessFlags)).append(' ');
+        }
+        if ((mask & QpAttrMask.QKEY) != 0) {
+            sb.append("qkey 0x").append(Integer.toHexString(qkey)).append(' ');
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0) {
+            sb.append("path_mtu ").append(pathMtu.bytes()).append(' ');
+        }
+        if ((mask & QpAttrMask.DEST_QPN) != 0) {
+            sb.append("dest_qp_num 0x").append(Integer.toHexString(destQpNum)).append(' ');
+        }
+        if ((mask & QpAttrMask.RQ_PSN) != 0) {
+            sb.append("rq_psn 0x").append(Integer.toHexString(rqPsn)).append(' ');
+        }
+        if ((mask & QpAttrMask.SQ_PSN) != 0) {
+            sb.append("sq_psn 0x").append(Integer.toHexString(sqPsn)).append(' ');
+        }
+        if ((mask & QpAttrMask.AV) != 0) {
+            sb.append(addressVector).append(' ');
+        }
+        if ((mask & QpAttrMask.TIMEOUT) != 0) {
+            sb.append("timeout ").append(timeout).append(' ');
+        }
+        if ((mask & QpAttrMask.RETRY_CNT) != 0) {
+            sb.append("retry_cnt ").append(retryCount).append(' ');
+        }
+        if ((mask & QpAttrMask.RNR_RETRY) != 0) {
+            sb.append("rnr_retry ").append(rnrRetry).append(' ');
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
+            sb.append("max_rd_atomic ").append(maxRdAtomic).append(' ');
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
+            sb.append("max_dest_rd_atomic ").append(maxDestRdAtomic).append(' ');
+        }
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0) {
+            sb.append("min_rnr_timer ").append(minRnrTimer).append(' ');
+        }
+        return sb.toString().trim() + "]";
+    }
+}

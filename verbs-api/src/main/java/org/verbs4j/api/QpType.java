@@ -1,0 +1,44 @@
+package org.verbs4j.api;
+
+/** Queue pair transport type ({@code enum ibv_qp_type}). */
+public enum QpType {
+    RC(2, "reliable connected"),
+    UC(3, "unreliable connected"),
+    UD(4, "unreliable datagram"),
+    RAW_PACKET(8, "raw packet"),
+    XRC_SEND(9, "XRC send"),
+    XRC_RECV(10, "XRC receive");
+
+    private static final QpType[] BY_VALUE = new QpType[256];
+
+    static {
+        for (QpType e : values()) {
+            if (e.value >= 0 && e.value < BY_VALUE.length) {
+                BY_VALUE[e.value] = e;
+            }
+        }
+    }
+
+    private final int value;
+    private final String text;
+
+    QpType(int value, String text) {
+        this.value = value;
+        this.text = text;
+    }
+
+    /** The native value. */
+    public int value() {
+        return value;
+    }
+
+    /** libibverbs' text for it. */
+    public String text() {
+        return text;
+    }
+
+    /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
+    public static QpType of(int value) {
+        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+    }
+}

@@ -1,0 +1,54 @@
+package org.verbs4j.api;
+
+/**
+ * A queue pair ({@code struct ibv_qp}): RC, UC or UD. Created in RESET; move it through INIT, RTR and RTS
+ * with {@link #modify}, then post work requests. Posting allocates nothing and takes no lock; one thread
+ * at a time may post to each queue.
+ *
+ * <p>Contract for every post: the memory the requests point at must stay registered and unchanged
+ * (sends) or untouched by Java (receives, read targets) until its completion arrives.
+ */
+public interface QueuePair extends AutoCloseable {
+
+    ProtectionDomain protectionDomain();
+
+    int qpNumber();
+
+    QpType type();
+
+    CompletionQueue sendCq();
+
+    CompletionQueue recvCq();
+
+    /** The shared receive queue, or {@code null}. */
+    SharedReceiveQueue srq();
+
+    /** What the device gave at creation (it may round requested sizes up). */
+    QpCapabilities capabilities();
+
+    /** {@code ibv_modify_qp} with the attributes set in {@code attributes} (its mask). */
+    void modify(QpAttributes attributes);
+
+    /** {@code ibv_query_qp} for the attributes in {@code mask} ({@link QpAttrMask}). */
+    QpAttributes query(int mask);
+
+    /** The current state, from {@code ibv_query_qp}. */
+    default QpState state() {
+        return query(QpAttrMask.STATE).state();
+    }
+
+    /**
+     * {@code ibv_post_send} of {@code wrs.count()} chained requests. On failure throws {@link PostException},
+     * which says which request failed; the ones before it were posted.
+     */
+    void postSend(SendRequests wrs);
+
+    /** {@code ibv_post_recv} of {@code wrs.count()} chained requests; fails like {@link #postSend}. */
+    void postReceive(ReceiveRequests wrs);
+
+    boolean isClosed();
+
+    /** {@code ibv_destroy_qp}. */
+    @Override
+    void close();
+}

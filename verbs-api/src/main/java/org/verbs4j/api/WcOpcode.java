@@ -1,0 +1,48 @@
+package org.verbs4j.api;
+
+/** Opcode of a work completion ({@code enum ibv_wc_opcode}); receive opcodes have bit 7 set. */
+public enum WcOpcode {
+    SEND(0, "send"),
+    RDMA_WRITE(1, "RDMA write"),
+    RDMA_READ(2, "RDMA read"),
+    COMP_SWAP(3, "atomic compare and swap"),
+    FETCH_ADD(4, "atomic fetch and add"),
+    BIND_MW(5, "bind memory window"),
+    LOCAL_INV(6, "local invalidate"),
+    TSO(7, "TCP segmentation offload"),
+    RECV(128, "receive"),
+    RECV_RDMA_WITH_IMM(129, "receive RDMA write with immediate");
+
+    private static final WcOpcode[] BY_VALUE = new WcOpcode[256];
+
+    static {
+        for (WcOpcode e : values()) {
+            if (e.value >= 0 && e.value < BY_VALUE.length) {
+                BY_VALUE[e.value] = e;
+            }
+        }
+    }
+
+    private final int value;
+    private final String text;
+
+    WcOpcode(int value, String text) {
+        this.value = value;
+        this.text = text;
+    }
+
+    /** The native value. */
+    public int value() {
+        return value;
+    }
+
+    /** libibverbs' text for it. */
+    public String text() {
+        return text;
+    }
+
+    /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
+    public static WcOpcode of(int value) {
+        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+    }
+}

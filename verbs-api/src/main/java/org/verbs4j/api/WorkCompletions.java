@@ -1,0 +1,167 @@
+package org.verbs4j.api;
+
+import org.verbs4j.api.internal.RawMemory;
+
+/**
+ * A reusable array of work completions in native memory ({@code struct ibv_wc[]}), filled by
+ * {@link CompletionQueue#poll}. Read slot {@code i} of the last poll with the indexed getters; nothing is
+ * allocated.
+ *
+ * <pre>{@code
+ * try (WorkCompletions wc = WorkCompletions.allocate(16)) {
+ *     int n = cq.poll(wc);
+ *     for (int i = 0; i < n; i++) {
+ *         if (wc.status(i) != WcStatus.SUCCESS) {
+ *             throw new IllegalStateException("wr " + wc.wrId(i) + ": " + wc.status(i).text());
+ *         }
+ *         handle(wc.wrId(i), wc.opcode(i), wc.byteLength(i));
+ *     }
+ * }
+ * }</pre>
+ */
+public final class WorkCompletions implements AutoCloseable {
+    /** {@code sizeof(struct ibv_wc)}. */
+    public static final int WC_SIZE = 48;
+    public static final int WR_ID_OFFSET = 0;
+    public static final int STATUS_OFFSET = 8;
+    public static final int OPCODE_OFFSET = 12;
+    public static final int VENDOR_ERR_OFFSET = 16;
+    public static final int BYTE_LEN_OFFSET = 20;
+    public static final int IMM_DATA_OFFSET = 24;
+    public static final int QP_NUM_OFFSET = 28;
+    public static final int SRC_QP_OFFSET = 32;
+    public static final int WC_FLAGS_OFFSET = 36;
+    public static final int PKEY_INDEX_OFFSET = 40;
+    public static final int SLID_OFFSET = 42;
+    public static final int SL_OFFSET = 44;
+    public static final int DLID_PATH_BITS_OFFSET = 45;
+
+    private final int capacity;
+    private final long base;
+    private boolean closed;
+
+    private WorkCompletions(int capacity) {
+        this.capacity = capacity;
+        this.base = RawMemory.allocate((long) capacity * WC_SIZE);
+    }
+
+    public static WorkCompletions allocate(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity " + capacity + ": need at least 1");
+        }
+        return new WorkCompletions(capacity);
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Native address of slot 0: what backends pass to {@code ibv_poll_cq}. */
+    public long address() {
+        if (closed) {
+            throw new IllegalStateException("WorkCompletions is closed");
+        }
+        return base;
+    }
+
+    private long slot(int i) {
+        if (i < 0 || i >= capacity) {
+            throw new IndexOutOfBoundsException("completion " + i + " of " + capacity);
+        }
+        return base + (long) i * WC_SIZE;
+    }
+
+    public long wrId(int i) {
+        return RawMemory.getLong(slot(i) + WR_ID_OFFSET);
+    }
+
+    /** The raw status value; {@link #status(int)} maps it. */
+    public int statusValue(int i) {
+        return RawMemory.getInt(slot(i) + STATUS_OFFSET);
+    }
+
+    public WcStatus status(int i) {
+        return WcStatus.of(statusValue(i));
+    }
+
+    /** True for {@link WcStatus#SUCCESS}. */
+    public boolean ok(int i) {
+        return statusValue(i) == 0;
+    }
+
+    /** Only valid for a successful completion (libibverbs leaves it undefined otherwise). */
+    public WcOpcode opcode(int i) {
+        return WcOpcode.of(opcodeValue(i));
+    }
+
+    public int opcodeValue(int i) {
+        return RawMemory.getInt(slot(i) + OPCODE_OFFSET);
+    }
+
+    public int vendorError(int i) {
+        return RawMemory.getInt(slot(i) + VENDOR_ERR_OFFSET);
+    }
+
+    /** Bytes received (receive completions; for UD it includes the 40-byte GRH). */
+    public int byteLength(int i) {
+        return RawMemory.getInt(slot(i) + BYTE_LEN_OFFSET);
+    }
+
+    /** Immediate data in host order, valid when {@link #flags(int)} has {@link WcFlags#WITH_IMM}. */
+    public int immData(int i) {
+        return Integer.reverseBytes(RawMemory.getInt(slot(i) + IMM_DATA_OFFSET));
+    }
+
+    public boolean hasImmData(int i) {
+        return (flags(i) & WcFlags.WITH_IMM) != 0;
+    }
+
+    public int qpNum(int i) {
+        return RawMemory.getInt(slot(i) + QP_NUM_OFFSET);
+    }
+
+    /** The sender's QP number (UD receives). */
+    public int srcQp(int i) {
+        return RawMemory.getInt(slot(i) + SRC_QP_OFFSET);
+    }
+
+    /** {@link WcFlags} bits. */
+    public int flags(int i) {
+        return RawMemory.getInt(slot(i) + WC_FLAGS_OFFSET);
+    }
+
+    public int pkeyIndex(int i) {
+        return RawMemory.getUShort(slot(i) + PKEY_INDEX_OFFSET);
+    }
+
+    /** The sender's LID (UD on InfiniBand). */
+    public int slid(int i) {
+        return RawMemory.getUShort(slot(i) + SLID_OFFSET);
+    }
+
+    public int sl(int i) {
+        return RawMemory.getUByte(slot(i) + SL_OFFSET);
+    }
+
+    public int dlidPathBits(int i) {
+        return RawMemory.getUByte(slot(i) + DLID_PATH_BITS_OFFSET);
+    }
+
+    /** One line for logs and assertion messages (allocates). */
+    public String toString(int i) {
+        WcStatus s = status(i);
+        return "wc[wr_id " + wrId(i) + ", status " + (s == null ? statusValue(i) : s + " (" + s.text() + ")")
+                + (ok(i) ? ", opcode " + opcode(i) + ", byte_len " + byteLength(i) : ", vendor_err 0x"
+                        + Integer.toHexString(vendorError(i)))
+                + ", qp 0x" + Integer.toHexString(qpNum(i)) + (hasImmData(i) ? ", imm 0x" + Integer.toHexString(immData(i)) : "")
+                + "]";
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            RawMemory.free(base);
+        }
+    }
+}
