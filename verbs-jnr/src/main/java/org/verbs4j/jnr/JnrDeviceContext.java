@@ -2,6 +2,16 @@ package org.verbs4j.jnr;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.verbs4j.api.AsyncEvent;
+import org.verbs4j.api.AsyncEventListener;
+import org.verbs4j.api.AsyncEventType;
+import org.verbs4j.api.CompletionChannel;
+import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.AtomicCapability;
 import org.verbs4j.api.DeviceAttributes;
 import org.verbs4j.api.DeviceContext;
@@ -20,15 +30,28 @@ import org.verbs4j.api.spi.AbstractResource;
 
 /** An open {@code ibv_context}. */
 final class JnrDeviceContext extends AbstractResource implements DeviceContext {
+    private static final Logger LOG = LoggerFactory.getLogger(JnrDeviceContext.class);
+
     private final RdmaDevice device;
     private final long ctx;
+    /** False for a context someone else opened (librdmacm's): close() then leaves it open. */
+    private final boolean owned;
+    /** Native CQ / QP / SRQ address to its Java object, for completion and async events. */
+    private final Map<Long, Object> objects = new ConcurrentHashMap<>();
+    private volatile AsyncEventListener asyncListener;
+    private Thread asyncThread;
     /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
     private final long queryPortFn;
 
     JnrDeviceContext(RdmaDevice device, long ctx) {
+        this(device, ctx, true);
+    }
+
+    JnrDeviceContext(RdmaDevice device, long ctx, boolean owned) {
         super(null);
         this.device = device;
         this.ctx = ctx;
+        this.owned = owned;
         this.queryPortFn = extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_PORT);
         describeForLeakReport(device.name() + " context 0x" + Long.toHexString(ctx));
     }
@@ -57,8 +80,24 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         return "DeviceContext";
     }
 
+    void register(long address, Object o) {
+        objects.put(address, o);
+    }
+
+    void unregister(long address) {
+        objects.remove(address);
+    }
+
+    Object lookup(long address) {
+        return objects.get(address);
+    }
+
     @Override
     protected void destroy() {
+        stopAsyncThread();
+        if (!owned) {
+            return;
+        }
         int rc = JnrBackend.lib().ibv_close_device(ctx);
         if (rc != 0) {
             throw new VerbsException("ibv_close_device", JnrBackend.lastErrno(), device.name());
@@ -68,6 +107,139 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     @Override
     public RdmaDevice device() {
         return device;
+    }
+
+    @Override
+    public ProtectionDomain allocProtectionDomain() {
+        checkOpen();
+        long pd = JnrBackend.lib().ibv_alloc_pd(ctx);
+        if (pd == 0) {
+            throw new VerbsException("ibv_alloc_pd", JnrBackend.lastErrno(), device.name());
+        }
+        return new JnrProtectionDomain(this, pd);
+    }
+
+    @Override
+    public CompletionChannel createCompletionChannel() {
+        checkOpen();
+        long ch = JnrBackend.lib().ibv_create_comp_channel(ctx);
+        if (ch == 0) {
+            throw new VerbsException("ibv_create_comp_channel", JnrBackend.lastErrno(), device.name());
+        }
+        return new JnrCompletionChannel(this, ch);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector) {
+        checkOpen();
+        if (entries < 1) {
+            throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
+        }
+        JnrCompletionChannel ch = null;
+        if (channel != null) {
+            if (!(channel instanceof JnrCompletionChannel) || channel.context() != this) {
+                throw new IllegalArgumentException(channel + " is not from " + this);
+            }
+            ch = (JnrCompletionChannel) channel;
+        }
+        long cq = JnrBackend.lib().ibv_create_cq(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector);
+        if (cq == 0) {
+            throw new VerbsException("ibv_create_cq", JnrBackend.lastErrno(), device.name() + ", " + entries
+                    + " entries, comp_vector " + compVector);
+        }
+        return new JnrCompletionQueue(this, ch, cq);
+    }
+
+    @Override
+    public int numCompVectors() {
+        checkOpen();
+        return RawMemory.getInt(ctx + Layout.CONTEXT_NUM_COMP_VECTORS);
+    }
+
+    @Override
+    public synchronized void setAsyncEventListener(AsyncEventListener listener) {
+        checkOpen();
+        asyncListener = listener;
+        if (listener == null) {
+            stopAsyncThread();
+        } else if (asyncThread == null) {
+            asyncThread = new Thread(this::deliverAsyncEvents, "verbs4j-async-" + device.name());
+            asyncThread.setDaemon(true);
+            asyncThread.start();
+        }
+    }
+
+    private synchronized void stopAsyncThread() {
+        Thread t = asyncThread;
+        asyncThread = null;
+        asyncListener = null;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void deliverAsyncEvents() {
+        int fd = RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD);
+        long ev = RawMemory.allocate(Layout.ASYNC_EVENT_SIZE);
+        try {
+            while (asyncListener != null && !isClosed()) {
+                if (!LibC.awaitReadable(fd, 100)) {
+                    continue;
+                }
+                if (JnrBackend.lib().ibv_get_async_event(ctx, ev) != 0) {
+                    continue;
+                }
+                try {
+                    AsyncEvent event = toEvent(ev);
+                    AsyncEventListener l = asyncListener;
+                    if (l != null) {
+                        l.onEvent(event);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("async event listener of {} failed", device.name(), e);
+                } finally {
+                    // destroying a QP/CQ/SRQ waits until its events are acknowledged
+                    JnrBackend.lib().ibv_ack_async_event(ev);
+                }
+            }
+        } finally {
+            RawMemory.free(ev);
+        }
+    }
+
+    private AsyncEvent toEvent(long ev) {
+        int typeValue = RawMemory.getInt(ev + Layout.AE_EVENT_TYPE);
+        AsyncEventType type = AsyncEventType.of(typeValue);
+        if (type == null) {
+            LOG.warn("{}: async event of unknown type {}", device.name(), typeValue);
+            return new AsyncEvent(AsyncEventType.DEVICE_FATAL, (long) typeValue, 0);
+        }
+        switch (type) {
+            case CQ_ERR:
+            case QP_FATAL:
+            case QP_REQ_ERR:
+            case QP_ACCESS_ERR:
+            case COMM_EST:
+            case SQ_DRAINED:
+            case PATH_MIG:
+            case PATH_MIG_ERR:
+            case QP_LAST_WQE_REACHED:
+            case SRQ_ERR:
+            case SRQ_LIMIT_REACHED:
+            case WQ_FATAL: {
+                long element = RawMemory.getAddress(ev + Layout.AE_ELEMENT);
+                Object o = objects.get(element);
+                return new AsyncEvent(type, o != null ? o : element, 0);
+            }
+            case DEVICE_FATAL:
+                return new AsyncEvent(type, null, 0);
+            default:
+                return new AsyncEvent(type, null, RawMemory.getInt(ev + Layout.AE_ELEMENT));
+        }
     }
 
     @Override

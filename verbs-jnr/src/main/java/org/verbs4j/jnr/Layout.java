@@ -112,4 +112,116 @@ public final class Layout {
     public static final int GE_PORT_NUM = 20;
     public static final int GE_GID_TYPE = 24;
     public static final int GE_NDEV_IFINDEX = 28;
+
+    // struct ibv_pd
+    public static final int PD_CONTEXT = 0;
+
+    // struct ibv_mr
+    public static final int MR_CONTEXT = 0;
+    public static final int MR_PD = 8;
+    public static final int MR_ADDR = 16;
+    public static final int MR_LENGTH = 24;
+    public static final int MR_HANDLE = 32;
+    public static final int MR_LKEY = 36;
+    public static final int MR_RKEY = 40;
+
+    // struct ibv_comp_channel
+    public static final int COMP_CHANNEL_CONTEXT = 0;
+    public static final int COMP_CHANNEL_FD = 8;
+
+    // struct ibv_cq
+    public static final int CQ_CONTEXT = 0;
+    public static final int CQ_CHANNEL = 8;
+    public static final int CQ_CQE = 28;
+
+    // struct ibv_qp
+    public static final int QP_CONTEXT = 0;
+    public static final int QP_PD = 16;
+    public static final int QP_SEND_CQ = 24;
+    public static final int QP_RECV_CQ = 32;
+    public static final int QP_SRQ = 40;
+    public static final int QP_QP_NUM = 52;
+    public static final int QP_STATE = 56;
+    public static final int QP_QP_TYPE = 60;
+
+    // struct ibv_srq
+    public static final int SRQ_CONTEXT = 0;
+
+    // struct ibv_qp_init_attr (cap fields flattened: offset of cap + offset inside ibv_qp_cap)
+    public static final int QP_INIT_ATTR_SIZE = 64;
+    public static final int QIA_QP_CONTEXT = 0;
+    public static final int QIA_SEND_CQ = 8;
+    public static final int QIA_RECV_CQ = 16;
+    public static final int QIA_SRQ = 24;
+    public static final int QIA_CAP = 32;
+    public static final int QIA_QP_TYPE = 52;
+    public static final int QIA_SQ_SIG_ALL = 56;
+
+    // struct ibv_qp_cap
+    public static final int QP_CAP_SIZE = 20;
+    public static final int QC_MAX_SEND_WR = 0;
+    public static final int QC_MAX_RECV_WR = 4;
+    public static final int QC_MAX_SEND_SGE = 8;
+    public static final int QC_MAX_RECV_SGE = 12;
+    public static final int QC_MAX_INLINE_DATA = 16;
+
+    // struct ibv_qp_attr
+    public static final int QP_ATTR_SIZE = 144;
+    public static final int QA_QP_STATE = 0;
+    public static final int QA_CUR_QP_STATE = 4;
+    public static final int QA_PATH_MTU = 8;
+    public static final int QA_PATH_MIG_STATE = 12;
+    public static final int QA_QKEY = 16;
+    public static final int QA_RQ_PSN = 20;
+    public static final int QA_SQ_PSN = 24;
+    public static final int QA_DEST_QP_NUM = 28;
+    public static final int QA_QP_ACCESS_FLAGS = 32;
+    public static final int QA_CAP = 36;
+    public static final int QA_AH_ATTR = 56;
+    public static final int QA_ALT_AH_ATTR = 88;
+    public static final int QA_PKEY_INDEX = 120;
+    public static final int QA_ALT_PKEY_INDEX = 122;
+    public static final int QA_EN_SQD_ASYNC_NOTIFY = 124;
+    public static final int QA_SQ_DRAINING = 125;
+    public static final int QA_MAX_RD_ATOMIC = 126;
+    public static final int QA_MAX_DEST_RD_ATOMIC = 127;
+    public static final int QA_MIN_RNR_TIMER = 128;
+    public static final int QA_PORT_NUM = 129;
+    public static final int QA_TIMEOUT = 130;
+    public static final int QA_RETRY_CNT = 131;
+    public static final int QA_RNR_RETRY = 132;
+    public static final int QA_ALT_PORT_NUM = 133;
+    public static final int QA_ALT_TIMEOUT = 134;
+    public static final int QA_RATE_LIMIT = 136;
+
+    // struct ibv_ah_attr
+    public static final int AH_ATTR_SIZE = 32;
+    public static final int AA_GRH = 0;
+    public static final int AA_DLID = 24;
+    public static final int AA_SL = 26;
+    public static final int AA_SRC_PATH_BITS = 27;
+    public static final int AA_STATIC_RATE = 28;
+    public static final int AA_IS_GLOBAL = 29;
+    public static final int AA_PORT_NUM = 30;
+
+    // struct ibv_global_route
+    public static final int GR_DGID = 0;
+    public static final int GR_FLOW_LABEL = 16;
+    public static final int GR_SGID_INDEX = 20;
+    public static final int GR_HOP_LIMIT = 21;
+    public static final int GR_TRAFFIC_CLASS = 22;
+
+    // struct ibv_srq_init_attr / ibv_srq_attr
+    public static final int SRQ_INIT_ATTR_SIZE = 24;
+    public static final int SIA_SRQ_CONTEXT = 0;
+    public static final int SIA_ATTR = 8;
+    public static final int SRQ_ATTR_SIZE = 12;
+    public static final int SA_MAX_WR = 0;
+    public static final int SA_MAX_SGE = 4;
+    public static final int SA_SRQ_LIMIT = 8;
+
+    // struct ibv_async_event
+    public static final int ASYNC_EVENT_SIZE = 16;
+    public static final int AE_ELEMENT = 0;
+    public static final int AE_EVENT_TYPE = 8;
 }

@@ -29,6 +29,32 @@ final class LibIbverbs {
     private final NativeFunction queryGidTable;
     private final NativeFunction queryPkey;
 
+    private final NativeFunction allocPd;
+    private final NativeFunction deallocPd;
+    private final NativeFunction regMr;
+    private final NativeFunction deregMr;
+    private final NativeFunction createCompChannel;
+    private final NativeFunction destroyCompChannel;
+    private final NativeFunction createCq;
+    private final NativeFunction destroyCq;
+    private final NativeFunction resizeCq;
+    private final NativeFunction getCqEvent;
+    private final NativeFunction ackCqEvents;
+    private final NativeFunction createQp;
+    private final NativeFunction modifyQp;
+    private final NativeFunction queryQp;
+    private final NativeFunction destroyQp;
+    private final NativeFunction createSrq;
+    private final NativeFunction modifySrq;
+    private final NativeFunction querySrq;
+    private final NativeFunction destroySrq;
+    private final NativeFunction createAh;
+    private final NativeFunction destroyAh;
+    private final NativeFunction getAsyncEvent;
+    private final NativeFunction ackAsyncEvent;
+    private final NativeFunction wcStatusStr;
+    private final NativeFunction eventTypeStr;
+
     LibIbverbs(Library lib) {
         getDeviceList = NativeFunction.of(lib, "ibv_get_device_list", POINTER, POINTER);
         freeDeviceList = NativeFunction.of(lib, "ibv_free_device_list", VOID, POINTER);
@@ -41,6 +67,31 @@ final class LibIbverbs {
         queryGidEx = NativeFunction.of(lib, "_ibv_query_gid_ex", SINT32, POINTER, UINT32, UINT32, POINTER, UINT32, UINT64);
         queryGidTable = NativeFunction.of(lib, "_ibv_query_gid_table", SINT64, POINTER, POINTER, UINT64, UINT32, UINT64);
         queryPkey = NativeFunction.of(lib, "ibv_query_pkey", SINT32, POINTER, UINT8, SINT32, POINTER);
+        allocPd = NativeFunction.of(lib, "ibv_alloc_pd", POINTER, POINTER);
+        deallocPd = NativeFunction.of(lib, "ibv_dealloc_pd", SINT32, POINTER);
+        regMr = NativeFunction.of(lib, "ibv_reg_mr", POINTER, POINTER, POINTER, UINT64, SINT32);
+        deregMr = NativeFunction.of(lib, "ibv_dereg_mr", SINT32, POINTER);
+        createCompChannel = NativeFunction.of(lib, "ibv_create_comp_channel", POINTER, POINTER);
+        destroyCompChannel = NativeFunction.of(lib, "ibv_destroy_comp_channel", SINT32, POINTER);
+        createCq = NativeFunction.of(lib, "ibv_create_cq", POINTER, POINTER, SINT32, POINTER, POINTER, SINT32);
+        destroyCq = NativeFunction.of(lib, "ibv_destroy_cq", SINT32, POINTER);
+        resizeCq = NativeFunction.of(lib, "ibv_resize_cq", SINT32, POINTER, SINT32);
+        getCqEvent = NativeFunction.of(lib, "ibv_get_cq_event", SINT32, POINTER, POINTER, POINTER);
+        ackCqEvents = NativeFunction.of(lib, "ibv_ack_cq_events", VOID, POINTER, UINT32);
+        createQp = NativeFunction.of(lib, "ibv_create_qp", POINTER, POINTER, POINTER);
+        modifyQp = NativeFunction.of(lib, "ibv_modify_qp", SINT32, POINTER, POINTER, SINT32);
+        queryQp = NativeFunction.of(lib, "ibv_query_qp", SINT32, POINTER, POINTER, SINT32, POINTER);
+        destroyQp = NativeFunction.of(lib, "ibv_destroy_qp", SINT32, POINTER);
+        createSrq = NativeFunction.of(lib, "ibv_create_srq", POINTER, POINTER, POINTER);
+        modifySrq = NativeFunction.of(lib, "ibv_modify_srq", SINT32, POINTER, POINTER, SINT32);
+        querySrq = NativeFunction.of(lib, "ibv_query_srq", SINT32, POINTER, POINTER);
+        destroySrq = NativeFunction.of(lib, "ibv_destroy_srq", SINT32, POINTER);
+        createAh = NativeFunction.of(lib, "ibv_create_ah", POINTER, POINTER, POINTER);
+        destroyAh = NativeFunction.of(lib, "ibv_destroy_ah", SINT32, POINTER);
+        getAsyncEvent = NativeFunction.of(lib, "ibv_get_async_event", SINT32, POINTER, POINTER);
+        ackAsyncEvent = NativeFunction.of(lib, "ibv_ack_async_event", VOID, POINTER);
+        wcStatusStr = NativeFunction.of(lib, "ibv_wc_status_str", POINTER, SINT32);
+        eventTypeStr = NativeFunction.of(lib, "ibv_event_type_str", POINTER, SINT32);
     }
 
     long ibv_get_device_list(long numDevicesOut) {
@@ -87,5 +138,105 @@ final class LibIbverbs {
 
     int ibv_query_pkey(long context, int port, int index, long pkeyOut) {
         return (int) queryPkey.call(context, port, index, pkeyOut);
+    }
+
+    long ibv_alloc_pd(long context) {
+        return allocPd.call(context);
+    }
+
+    int ibv_dealloc_pd(long pd) {
+        return (int) deallocPd.call(pd);
+    }
+
+    long ibv_reg_mr(long pd, long addr, long length, int access) {
+        return regMr.call(pd, addr, length, access);
+    }
+
+    int ibv_dereg_mr(long mr) {
+        return (int) deregMr.call(mr);
+    }
+
+    long ibv_create_comp_channel(long context) {
+        return createCompChannel.call(context);
+    }
+
+    int ibv_destroy_comp_channel(long channel) {
+        return (int) destroyCompChannel.call(channel);
+    }
+
+    long ibv_create_cq(long context, int cqe, long cqContext, long channel, int compVector) {
+        return createCq.call(context, cqe, cqContext, channel, compVector);
+    }
+
+    int ibv_destroy_cq(long cq) {
+        return (int) destroyCq.call(cq);
+    }
+
+    int ibv_resize_cq(long cq, int cqe) {
+        return (int) resizeCq.call(cq, cqe);
+    }
+
+    int ibv_get_cq_event(long channel, long cqOut, long cqContextOut) {
+        return (int) getCqEvent.call(channel, cqOut, cqContextOut);
+    }
+
+    void ibv_ack_cq_events(long cq, int n) {
+        ackCqEvents.call(cq, n);
+    }
+
+    long ibv_create_qp(long pd, long initAttr) {
+        return createQp.call(pd, initAttr);
+    }
+
+    int ibv_modify_qp(long qp, long attr, int mask) {
+        return (int) modifyQp.call(qp, attr, mask);
+    }
+
+    int ibv_query_qp(long qp, long attr, int mask, long initAttr) {
+        return (int) queryQp.call(qp, attr, mask, initAttr);
+    }
+
+    int ibv_destroy_qp(long qp) {
+        return (int) destroyQp.call(qp);
+    }
+
+    long ibv_create_srq(long pd, long initAttr) {
+        return createSrq.call(pd, initAttr);
+    }
+
+    int ibv_modify_srq(long srq, long attr, int mask) {
+        return (int) modifySrq.call(srq, attr, mask);
+    }
+
+    int ibv_query_srq(long srq, long attr) {
+        return (int) querySrq.call(srq, attr);
+    }
+
+    int ibv_destroy_srq(long srq) {
+        return (int) destroySrq.call(srq);
+    }
+
+    long ibv_create_ah(long pd, long ahAttr) {
+        return createAh.call(pd, ahAttr);
+    }
+
+    int ibv_destroy_ah(long ah) {
+        return (int) destroyAh.call(ah);
+    }
+
+    int ibv_get_async_event(long context, long eventOut) {
+        return (int) getAsyncEvent.call(context, eventOut);
+    }
+
+    void ibv_ack_async_event(long event) {
+        ackAsyncEvent.call(event);
+    }
+
+    long ibv_wc_status_str(int status) {
+        return wcStatusStr.call(status);
+    }
+
+    long ibv_event_type_str(int type) {
+        return eventTypeStr.call(type);
     }
 }

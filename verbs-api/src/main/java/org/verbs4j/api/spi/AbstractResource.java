@@ -24,6 +24,7 @@ public abstract class AbstractResource implements AutoCloseable {
     private static final boolean TRACK_SITES = Boolean.getBoolean("verbs4j.leakSites");
 
     private final AbstractResource parent;
+    private final List<AbstractResource> dependencies = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Set<AbstractResource> children = ConcurrentHashMap.newKeySet();
     private final LeakState leak;
     private final Cleaner.Cleanable cleanable;
@@ -39,6 +40,18 @@ public abstract class AbstractResource implements AutoCloseable {
         }
         this.leak = new LeakState(TRACK_SITES ? new Throwable("created here") : null);
         this.cleanable = CLEANER.register(this, leak);
+    }
+
+    /**
+     * Records that this object uses {@code other} (a QP its CQs and SRQ, a CQ its channel), so that
+     * {@code other} refuses to close while this one is open.
+     */
+    protected final void dependOn(AbstractResource other) {
+        if (other != null) {
+            other.checkOpen();
+            other.children.add(this);
+            dependencies.add(other);
+        }
     }
 
     /** Called once by the subclass constructor when the native object exists, for the leak report. */
@@ -94,6 +107,25 @@ public abstract class AbstractResource implements AutoCloseable {
         cleanable.clean();
         if (parent != null) {
             parent.children.remove(this);
+        }
+        for (AbstractResource d : dependencies) {
+            d.children.remove(this);
+        }
+    }
+
+    /**
+     * Undoes the constructor's registration when the native object could not be created, so that a failed
+     * create leaves neither a child entry in the parent nor a leak report.
+     */
+    protected final void abandon() {
+        closed = true;
+        leak.closed = true;
+        cleanable.clean();
+        if (parent != null) {
+            parent.children.remove(this);
+        }
+        for (AbstractResource d : dependencies) {
+            d.children.remove(this);
         }
     }
 

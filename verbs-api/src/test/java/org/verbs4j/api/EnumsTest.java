@@ -1,0 +1,236 @@
+package org.verbs4j.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.ToIntFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The verbs enums against rdma-core: native values as in {@code <infiniband/verbs.h>} (rdma-core 44, the
+ * lab's, and current master), texts as {@code libibverbs/enum_strs.c} returns them. Hard-coded on purpose:
+ * a renumbered or retyped constant must fail here, not corrupt a work request.
+ */
+class EnumsTest {
+
+    /** {@code ibv_wc_status_str}, rdma-core libibverbs/enum_strs.c, in value order 0..23. */
+    private static final String[] IBV_WC_STATUS_STR = {
+        "success",
+        "local length error",
+        "local QP operation error",
+        "local EE context operation error",
+        "local protection error",
+        "Work Request Flushed Error",
+        "memory management operation error",
+        "bad response error",
+        "local access error",
+        "remote invalid request error",
+        "remote access error",
+        "remote operation error",
+        "transport retry counter exceeded",
+        "RNR retry counter exceeded",
+        "local RDD violation error",
+        "remote invalid RD request",
+        "aborted error",
+        "invalid EE context number",
+        "invalid EE context state",
+        "fatal error",
+        "response timeout error",
+        "general error",
+        "TM error",
+        "TM software rendezvous",
+    };
+
+    /** {@code enum ibv_wc_status} names, value order. */
+    private static final String[] IBV_WC_STATUS = {
+        "SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR",
+        "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
+        "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+        "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR", "TM_ERR", "TM_RNDV_INCOMPLETE",
+    };
+
+    /** {@code ibv_event_type_str}, value order 0..19. */
+    private static final String[] IBV_EVENT_TYPE_STR = {
+        "CQ error",
+        "local work queue catastrophic error",
+        "invalid request local work queue error",
+        "local access violation work queue error",
+        "communication established",
+        "send queue drained",
+        "path migrated",
+        "path migration request error",
+        "local catastrophic error",
+        "port active",
+        "port error",
+        "LID change",
+        "P_Key change",
+        "SM change",
+        "SRQ catastrophic error",
+        "SRQ limit reached",
+        "last WQE reached",
+        "client reregistration",
+        "GID table change",
+        "WQ fatal",
+    };
+
+    private static final String[] IBV_EVENT_TYPE = {
+        "CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST", "SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR",
+        "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR",
+        "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED", "CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
+    };
+
+    @Test
+    void wcStatusValuesAndTextsAreLibibverbs() {
+        assertEquals(IBV_WC_STATUS.length, WcStatus.values().length, "one constant per enum ibv_wc_status value");
+        for (int v = 0; v < IBV_WC_STATUS.length; v++) {
+            WcStatus s = WcStatus.valueOf(IBV_WC_STATUS[v]);
+            assertEquals(v, s.value(), "IBV_WC_" + IBV_WC_STATUS[v]);
+            assertEquals(IBV_WC_STATUS_STR[v], s.text(), "ibv_wc_status_str(IBV_WC_" + IBV_WC_STATUS[v] + ")");
+            assertSame(s, WcStatus.of(v));
+        }
+    }
+
+    @Test
+    void asyncEventTypeValuesAndTextsAreLibibverbs() {
+        assertEquals(IBV_EVENT_TYPE.length, AsyncEventType.values().length, "one constant per enum ibv_event_type value");
+        for (int v = 0; v < IBV_EVENT_TYPE.length; v++) {
+            AsyncEventType t = AsyncEventType.valueOf(IBV_EVENT_TYPE[v]);
+            assertEquals(v, t.value(), "IBV_EVENT_" + IBV_EVENT_TYPE[v]);
+            assertEquals(IBV_EVENT_TYPE_STR[v], t.text(), "ibv_event_type_str(IBV_EVENT_" + IBV_EVENT_TYPE[v] + ")");
+            assertSame(t, AsyncEventType.of(v));
+        }
+    }
+
+    @Test
+    void wrOpcodeValuesAreVerbsH() {
+        Map<Opcode, Integer> m = new LinkedHashMap<>();
+        m.put(Opcode.RDMA_WRITE, 0);
+        m.put(Opcode.RDMA_WRITE_WITH_IMM, 1);
+        m.put(Opcode.SEND, 2);
+        m.put(Opcode.SEND_WITH_IMM, 3);
+        m.put(Opcode.RDMA_READ, 4);
+        m.put(Opcode.ATOMIC_CMP_AND_SWP, 5);
+        m.put(Opcode.ATOMIC_FETCH_AND_ADD, 6);
+        m.put(Opcode.LOCAL_INV, 7);
+        m.put(Opcode.BIND_MW, 8);
+        m.put(Opcode.SEND_WITH_INV, 9);
+        m.put(Opcode.TSO, 10);
+        checkValues(Opcode.values(), m, Opcode::value, Opcode::of);
+    }
+
+    @Test
+    void wcOpcodeValuesAreVerbsH() {
+        Map<WcOpcode, Integer> m = new LinkedHashMap<>();
+        m.put(WcOpcode.SEND, 0);
+        m.put(WcOpcode.RDMA_WRITE, 1);
+        m.put(WcOpcode.RDMA_READ, 2);
+        m.put(WcOpcode.COMP_SWAP, 3);
+        m.put(WcOpcode.FETCH_ADD, 4);
+        m.put(WcOpcode.BIND_MW, 5);
+        m.put(WcOpcode.LOCAL_INV, 6);
+        m.put(WcOpcode.TSO, 7);
+        m.put(WcOpcode.RECV, 1 << 7);
+        m.put(WcOpcode.RECV_RDMA_WITH_IMM, (1 << 7) + 1);
+        checkValues(WcOpcode.values(), m, WcOpcode::value, WcOpcode::of);
+        for (WcOpcode o : WcOpcode.values()) {
+            boolean recv = o == WcOpcode.RECV || o == WcOpcode.RECV_RDMA_WITH_IMM;
+            assertEquals(recv, (o.value() & WcOpcode.RECV.value()) != 0, o + ": receives are (opcode & IBV_WC_RECV)");
+        }
+    }
+
+    @Test
+    void qpTypeValuesAreVerbsH() {
+        Map<QpType, Integer> m = new LinkedHashMap<>();
+        m.put(QpType.RC, 2);
+        m.put(QpType.UC, 3);
+        m.put(QpType.UD, 4);
+        m.put(QpType.RAW_PACKET, 8);
+        m.put(QpType.XRC_SEND, 9);
+        m.put(QpType.XRC_RECV, 10);
+        checkValues(QpType.values(), m, QpType::value, QpType::of);
+        assertNull(QpType.of(0));
+        assertNull(QpType.of(1));
+    }
+
+    @Test
+    void qpStateValuesAreVerbsH() {
+        List<QpState> order = List.of(QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD, QpState.SQE,
+                QpState.ERR, QpState.UNKNOWN);
+        Map<QpState, Integer> m = new LinkedHashMap<>();
+        for (int i = 0; i < order.size(); i++) {
+            m.put(order.get(i), i);
+        }
+        checkValues(QpState.values(), m, QpState::value, QpState::of);
+    }
+
+    @Test
+    void flagBitsAreVerbsH() {
+        assertEquals(1, SendFlags.FENCE);
+        assertEquals(2, SendFlags.SIGNALED);
+        assertEquals(4, SendFlags.SOLICITED);
+        assertEquals(8, SendFlags.INLINE);
+        assertEquals(16, SendFlags.IP_CSUM);
+        assertEquals(1, WcFlags.GRH);
+        assertEquals(2, WcFlags.WITH_IMM);
+        assertEquals(4, WcFlags.IP_CSUM_OK);
+        assertEquals(8, WcFlags.WITH_INV);
+    }
+
+    @Test
+    void qpAttrMaskBitsAreVerbsH() {
+        int[] bits = {QpAttrMask.STATE, QpAttrMask.CUR_STATE, QpAttrMask.EN_SQD_ASYNC_NOTIFY, QpAttrMask.ACCESS_FLAGS,
+            QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY, QpAttrMask.AV, QpAttrMask.PATH_MTU,
+            QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.RQ_PSN,
+            QpAttrMask.MAX_QP_RD_ATOMIC, QpAttrMask.ALT_PATH, QpAttrMask.MIN_RNR_TIMER, QpAttrMask.SQ_PSN,
+            QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.PATH_MIG_STATE, QpAttrMask.CAP, QpAttrMask.DEST_QPN};
+        for (int i = 0; i < bits.length; i++) {
+            assertEquals(1 << i, bits[i], "IBV_QP_* bit " + i);
+        }
+        assertEquals(1 << 25, QpAttrMask.RATE_LIMIT);
+        assertEquals((1 << 21) - 1, QpAttrMask.ALL, "ALL is bits 0..20 (not RATE_LIMIT, which query does not report)");
+    }
+
+    @Test
+    void unknownNativeValuesMapToNull() {
+        for (int v : new int[] {-1, 256, 1000, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
+            assertNull(WcStatus.of(v), "WcStatus " + v);
+            assertNull(AsyncEventType.of(v), "AsyncEventType " + v);
+            assertNull(Opcode.of(v), "Opcode " + v);
+            assertNull(WcOpcode.of(v), "WcOpcode " + v);
+            assertNull(QpType.of(v), "QpType " + v);
+            assertNull(QpState.of(v), "QpState " + v);
+        }
+        assertNull(WcStatus.of(24));
+        assertNull(AsyncEventType.of(20));
+        assertNull(Opcode.of(12));
+        assertNull(WcOpcode.of(8));
+        assertNull(WcOpcode.of(127));
+        assertNull(QpState.of(8));
+    }
+
+    @Test
+    void everyConstantHasAText() {
+        for (Enum<?>[] values : List.<Enum<?>[]>of(Opcode.values(), WcOpcode.values(), QpType.values(), QpState.values())) {
+            for (Enum<?> e : values) {
+                String text = e instanceof Opcode o ? o.text() : e instanceof WcOpcode w ? w.text()
+                        : e instanceof QpType t ? t.text() : ((QpState) e).text();
+                assertEquals(false, text == null || text.isBlank(), e + " has no text");
+            }
+        }
+    }
+
+    private static <E extends Enum<E>> void checkValues(E[] all, Map<E, Integer> expected, ToIntFunction<E> value,
+            IntFunction<E> of) {
+        assertEquals(expected.size(), all.length, "constants: " + Arrays.toString(all));
+        for (Map.Entry<E, Integer> e : expected.entrySet()) {
+            assertEquals(e.getValue(), value.applyAsInt(e.getKey()), e.getKey() + " native value");
+            assertSame(e.getKey(), of.apply(e.getValue()), "of(" + e.getValue() + ")");
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package org.verbs4j.jnr;
+
+import org.verbs4j.api.CompletionChannel;
+import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.WorkCompletions;
+import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.spi.AbstractResource;
+
+/**
+ * {@code struct ibv_cq}. {@link #poll} and {@link #requestNotify} call the provider's {@code poll_cq} and
+ * {@code req_notify_cq} straight from the context's ops table (they are inline in verbs.h, with no symbol):
+ * resolved once here, called through jffi with no allocation and no lock.
+ */
+final class JnrCompletionQueue extends AbstractResource implements CompletionQueue {
+    private final JnrDeviceContext context;
+    private final JnrCompletionChannel channel;
+    private final long cq;
+    private final long pollFn;
+    private final long notifyFn;
+    private volatile int capacity;
+
+    JnrCompletionQueue(JnrDeviceContext context, JnrCompletionChannel channel, long cq) {
+        super(context);
+        dependOn(channel);
+        this.context = context;
+        this.channel = channel;
+        this.cq = cq;
+        long ops = RawMemory.getAddress(cq + Layout.CQ_CONTEXT) + Layout.CONTEXT_OPS;
+        this.pollFn = RawMemory.getAddress(ops + Layout.OPS_POLL_CQ);
+        this.notifyFn = RawMemory.getAddress(ops + Layout.OPS_REQ_NOTIFY_CQ);
+        this.capacity = RawMemory.getInt(cq + Layout.CQ_CQE);
+        describeForLeakReport(context.device().name() + " cq 0x" + Long.toHexString(cq) + " (" + capacity + " entries)");
+        context.register(cq, this);
+    }
+
+    long address() {
+        checkOpen();
+        return cq;
+    }
+
+    @Override
+    protected String kind() {
+        return "CompletionQueue";
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = JnrBackend.lib().ibv_destroy_cq(cq);
+        if (rc != 0) {
+            throw new VerbsException("ibv_destroy_cq", rc, toString());
+        }
+        context.unregister(cq);
+    }
+
+    @Override
+    public DeviceContext context() {
+        return context;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public int poll(WorkCompletions wc) {
+        return poll(wc, wc.capacity());
+    }
+
+    @Override
+    public int poll(WorkCompletions wc, int max) {
+        checkOpen();
+        if (max < 0 || max > wc.capacity()) {
+            throw new IllegalArgumentException("max " + max + " outside 0.." + wc.capacity());
+        }
+        int n = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_INT_PTR, pollFn, cq, max, wc.address());
+        if (n < 0) {
+            throw pollFailure(n);
+        }
+        return n;
+    }
+
+    private VerbsException pollFailure(int rc) {
+        return new VerbsException("ibv_poll_cq", -rc, toString(),
+                "The CQ is broken (overrun or device error): check for a CQ_ERR async event, and size the CQ for "
+                        + "every outstanding work request");
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        checkOpen();
+        int rc = (int) NativeCalls.INVOKER.invokeL2NoErrno(NativeCalls.INT_PTR_INT, notifyFn, cq, solicitedOnly ? 1 : 0);
+        if (rc != 0) {
+            throw new VerbsException("ibv_req_notify_cq", rc, toString());
+        }
+    }
+
+    @Override
+    public void resize(int entries) {
+        checkOpen();
+        if (entries < 1) {
+            throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
+        }
+        int rc = JnrBackend.lib().ibv_resize_cq(cq, entries);
+        if (rc != 0) {
+            throw new VerbsException("ibv_resize_cq", rc, toString() + " to " + entries + " entries");
+        }
+        capacity = RawMemory.getInt(cq + Layout.CQ_CQE);
+    }
+}

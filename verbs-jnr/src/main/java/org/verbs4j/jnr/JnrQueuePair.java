@@ -1,0 +1,339 @@
+package org.verbs4j.jnr;
+
+import org.verbs4j.api.AddressVector;
+import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.Errno;
+import org.verbs4j.api.Gid;
+import org.verbs4j.api.Mtu;
+import org.verbs4j.api.PostException;
+import org.verbs4j.api.ProtectionDomain;
+import org.verbs4j.api.QpAttrMask;
+import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpCapabilities;
+import org.verbs4j.api.QpInitAttributes;
+import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpType;
+import org.verbs4j.api.QueuePair;
+import org.verbs4j.api.ReceiveRequests;
+import org.verbs4j.api.SendRequests;
+import org.verbs4j.api.SharedReceiveQueue;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.spi.AbstractResource;
+
+/**
+ * {@code struct ibv_qp}. Posting calls the provider's {@code post_send} / {@code post_recv} from the
+ * context's ops table through jffi, with a {@code bad_wr} slot allocated once per QP: no allocation, no
+ * lock, no JNR struct per call.
+ */
+final class JnrQueuePair extends AbstractResource implements QueuePair {
+    private final JnrProtectionDomain pd;
+    private final long qp;
+    private final int qpNumber;
+    private final QpType type;
+    private final JnrCompletionQueue sendCq;
+    private final JnrCompletionQueue recvCq;
+    private final JnrSharedReceiveQueue srq;
+    private final QpCapabilities capabilities;
+    private final long postSendFn;
+    private final long postRecvFn;
+    /** Native {@code struct ibv_send_wr *} / {@code ibv_recv_wr *} slot for the failing request of a post. */
+    private final long badWr;
+    /** The state the last successful modify set: explains a failed post without a query on the hot path. */
+    private volatile QpState lastState = QpState.RESET;
+
+    private JnrQueuePair(JnrProtectionDomain pd, long qp, QpType type, JnrCompletionQueue sendCq,
+            JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq, QpCapabilities capabilities) {
+        super(pd);
+        dependOn(sendCq);
+        if (recvCq != sendCq) {
+            dependOn(recvCq);
+        }
+        dependOn(srq);
+        this.pd = pd;
+        this.qp = qp;
+        this.qpNumber = RawMemory.getInt(qp + Layout.QP_QP_NUM);
+        this.type = type;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.srq = srq;
+        this.capabilities = capabilities;
+        long ops = RawMemory.getAddress(qp + Layout.QP_CONTEXT) + Layout.CONTEXT_OPS;
+        this.postSendFn = RawMemory.getAddress(ops + Layout.OPS_POST_SEND);
+        this.postRecvFn = RawMemory.getAddress(ops + Layout.OPS_POST_RECV);
+        this.badWr = RawMemory.allocate(8);
+        describeForLeakReport(pd.jnrContext().device().name() + " " + type + " qp 0x" + Integer.toHexString(qpNumber));
+        pd.jnrContext().register(qp, this);
+    }
+
+    static JnrQueuePair create(JnrProtectionDomain pd, QpInitAttributes a) {
+        JnrCompletionQueue sendCq = cast(a.sendCq(), pd);
+        JnrCompletionQueue recvCq = cast(a.recvCq(), pd);
+        JnrSharedReceiveQueue srq = null;
+        if (a.srq() != null) {
+            if (!(a.srq() instanceof JnrSharedReceiveQueue) || a.srq().protectionDomain() != pd) {
+                throw new IllegalArgumentException(a.srq() + " is not from " + pd);
+            }
+            srq = (JnrSharedReceiveQueue) a.srq();
+        }
+        long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
+        try {
+            RawMemory.putAddress(attr + Layout.QIA_SEND_CQ, sendCq.address());
+            RawMemory.putAddress(attr + Layout.QIA_RECV_CQ, recvCq.address());
+            RawMemory.putAddress(attr + Layout.QIA_SRQ, srq == null ? 0 : srq.address());
+            long cap = attr + Layout.QIA_CAP;
+            RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, a.maxSendWr());
+            RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, srq == null ? a.maxRecvWr() : 0);
+            RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, a.maxSendSge());
+            RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, srq == null ? a.maxRecvSge() : 0);
+            RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, a.maxInlineData());
+            RawMemory.putInt(attr + Layout.QIA_QP_TYPE, a.type().value());
+            RawMemory.putInt(attr + Layout.QIA_SQ_SIG_ALL, a.signalAll() ? 1 : 0);
+            long qp = JnrBackend.lib().ibv_create_qp(pd.address(), attr);
+            if (qp == 0) {
+                int errno = JnrBackend.lastErrno();
+                String detail = a.type() + " on " + pd.jnrContext().device().name() + ", max_send_wr " + a.maxSendWr()
+                        + ", max_recv_wr " + a.maxRecvWr() + ", max_send_sge " + a.maxSendSge() + ", max_recv_sge "
+                        + a.maxRecvSge() + ", max_inline_data " + a.maxInlineData();
+                String hint = null;
+                if (errno == Errno.EOPNOTSUPP || (errno == Errno.EINVAL && a.type() == QpType.UD
+                        && pd.jnrContext().device().transportType() == org.verbs4j.api.TransportType.IWARP)) {
+                    hint = "This device does not support " + a.type() + " queue pairs (iWARP has RC only)";
+                }
+                throw hint == null ? new VerbsException("ibv_create_qp", errno, detail)
+                        : new VerbsException("ibv_create_qp", errno, detail, hint);
+            }
+            QpCapabilities given = new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
+                    RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
+                    RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA));
+            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, given);
+        } finally {
+            RawMemory.free(attr);
+        }
+    }
+
+    private static JnrCompletionQueue cast(CompletionQueue cq, JnrProtectionDomain pd) {
+        if (!(cq instanceof JnrCompletionQueue) || cq.context() != pd.context()) {
+            throw new IllegalArgumentException(cq + " is not from " + pd.context());
+        }
+        return (JnrCompletionQueue) cq;
+    }
+
+    long address() {
+        checkOpen();
+        return qp;
+    }
+
+    @Override
+    protected String kind() {
+        return "QueuePair";
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = JnrBackend.lib().ibv_destroy_qp(qp);
+        if (rc != 0) {
+            throw new VerbsException("ibv_destroy_qp", rc, toString());
+        }
+        pd.jnrContext().unregister(qp);
+        RawMemory.free(badWr);
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    @Override
+    public int qpNumber() {
+        return qpNumber;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    @Override
+    public QpCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public void modify(QpAttributes a) {
+        checkOpen();
+        long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE);
+        try {
+            write(attr, a);
+            int rc = JnrBackend.lib().ibv_modify_qp(qp, attr, a.mask());
+            if (rc != 0) {
+                throw new VerbsException("ibv_modify_qp", rc, toString() + " " + lastState + " -> " + a);
+            }
+            if ((a.mask() & QpAttrMask.STATE) != 0) {
+                lastState = a.state();
+            }
+        } finally {
+            RawMemory.free(attr);
+        }
+    }
+
+    private static void write(long attr, QpAttributes a) {
+        int m = a.mask();
+        RawMemory.putInt(attr + Layout.QA_QP_STATE, a.state().value());
+        RawMemory.putInt(attr + Layout.QA_CUR_QP_STATE, a.currentState().value());
+        RawMemory.putInt(attr + Layout.QA_PATH_MTU, a.pathMtu().value());
+        RawMemory.putInt(attr + Layout.QA_QKEY, a.qkey());
+        RawMemory.putInt(attr + Layout.QA_RQ_PSN, a.rqPsn());
+        RawMemory.putInt(attr + Layout.QA_SQ_PSN, a.sqPsn());
+        RawMemory.putInt(attr + Layout.QA_DEST_QP_NUM, a.destQpNum());
+        RawMemory.putInt(attr + Layout.QA_QP_ACCESS_FLAGS, a.accessFlags());
+        if ((m & QpAttrMask.CAP) != 0 && a.capabilities() != null) {
+            QpCapabilities c = a.capabilities();
+            long cap = attr + Layout.QA_CAP;
+            RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, c.maxSendWr());
+            RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, c.maxRecvWr());
+            RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, c.maxSendSge());
+            RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, c.maxRecvSge());
+            RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, c.maxInlineData());
+        }
+        if ((m & QpAttrMask.AV) != 0 && a.addressVector() != null) {
+            writeAhAttr(attr + Layout.QA_AH_ATTR, a.addressVector());
+        }
+        RawMemory.putShort(attr + Layout.QA_PKEY_INDEX, (short) a.pkeyIndex());
+        RawMemory.putByte(attr + Layout.QA_MAX_RD_ATOMIC, (byte) a.maxRdAtomic());
+        RawMemory.putByte(attr + Layout.QA_MAX_DEST_RD_ATOMIC, (byte) a.maxDestRdAtomic());
+        RawMemory.putByte(attr + Layout.QA_MIN_RNR_TIMER, (byte) a.minRnrTimer());
+        RawMemory.putByte(attr + Layout.QA_PORT_NUM, (byte) a.port());
+        RawMemory.putByte(attr + Layout.QA_TIMEOUT, (byte) a.timeout());
+        RawMemory.putByte(attr + Layout.QA_RETRY_CNT, (byte) a.retryCount());
+        RawMemory.putByte(attr + Layout.QA_RNR_RETRY, (byte) a.rnrRetry());
+    }
+
+    static void writeAhAttr(long ah, AddressVector av) {
+        RawMemory.zero(ah, Layout.AH_ATTR_SIZE);
+        if (av.isGlobal()) {
+            long grh = ah + Layout.AA_GRH;
+            RawMemory.copyFromArray(av.dgid().raw(), 0, Gid.SIZE, grh + Layout.GR_DGID);
+            RawMemory.putInt(grh + Layout.GR_FLOW_LABEL, av.flowLabel());
+            RawMemory.putByte(grh + Layout.GR_SGID_INDEX, (byte) av.sgidIndex());
+            RawMemory.putByte(grh + Layout.GR_HOP_LIMIT, (byte) av.hopLimit());
+            RawMemory.putByte(grh + Layout.GR_TRAFFIC_CLASS, (byte) av.trafficClass());
+        }
+        RawMemory.putShort(ah + Layout.AA_DLID, (short) av.dlid());
+        RawMemory.putByte(ah + Layout.AA_SL, (byte) av.serviceLevel());
+        RawMemory.putByte(ah + Layout.AA_SRC_PATH_BITS, (byte) av.srcPathBits());
+        RawMemory.putByte(ah + Layout.AA_STATIC_RATE, (byte) av.staticRate());
+        RawMemory.putByte(ah + Layout.AA_IS_GLOBAL, (byte) (av.isGlobal() ? 1 : 0));
+        RawMemory.putByte(ah + Layout.AA_PORT_NUM, (byte) av.port());
+    }
+
+    static AddressVector readAhAttr(long ah) {
+        AddressVector av = new AddressVector().port(RawMemory.getUByte(ah + Layout.AA_PORT_NUM))
+                .dlid(RawMemory.getUShort(ah + Layout.AA_DLID)).serviceLevel(RawMemory.getUByte(ah + Layout.AA_SL))
+                .srcPathBits(RawMemory.getUByte(ah + Layout.AA_SRC_PATH_BITS))
+                .staticRate(RawMemory.getUByte(ah + Layout.AA_STATIC_RATE));
+        if (RawMemory.getByte(ah + Layout.AA_IS_GLOBAL) != 0) {
+            long grh = ah + Layout.AA_GRH;
+            byte[] dgid = new byte[Gid.SIZE];
+            RawMemory.copyToArray(grh + Layout.GR_DGID, dgid, 0, Gid.SIZE);
+            av.grh(Gid.of(dgid), RawMemory.getUByte(grh + Layout.GR_SGID_INDEX))
+                    .flowLabel(RawMemory.getInt(grh + Layout.GR_FLOW_LABEL))
+                    .hopLimit(RawMemory.getUByte(grh + Layout.GR_HOP_LIMIT))
+                    .trafficClass(RawMemory.getUByte(grh + Layout.GR_TRAFFIC_CLASS));
+        }
+        return av;
+    }
+
+    @Override
+    public QpAttributes query(int mask) {
+        checkOpen();
+        long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE + Layout.QP_INIT_ATTR_SIZE);
+        try {
+            int rc = JnrBackend.lib().ibv_query_qp(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_qp", rc, toString());
+            }
+            long cap = attr + Layout.QA_CAP;
+            QpAttributes a = new QpAttributes()
+                    .state(QpState.of(RawMemory.getInt(attr + Layout.QA_QP_STATE)))
+                    .currentState(QpState.of(RawMemory.getInt(attr + Layout.QA_CUR_QP_STATE)))
+                    .qkey(RawMemory.getInt(attr + Layout.QA_QKEY))
+                    .rqPsn(RawMemory.getInt(attr + Layout.QA_RQ_PSN))
+                    .sqPsn(RawMemory.getInt(attr + Layout.QA_SQ_PSN))
+                    .destQpNum(RawMemory.getInt(attr + Layout.QA_DEST_QP_NUM))
+                    .accessFlags(RawMemory.getInt(attr + Layout.QA_QP_ACCESS_FLAGS))
+                    .capabilities(new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
+                            RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
+                            RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA)))
+                    .addressVector(readAhAttr(attr + Layout.QA_AH_ATTR))
+                    .pkeyIndex(RawMemory.getUShort(attr + Layout.QA_PKEY_INDEX))
+                    .maxRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_RD_ATOMIC))
+                    .maxDestRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_DEST_RD_ATOMIC))
+                    .minRnrTimer(RawMemory.getUByte(attr + Layout.QA_MIN_RNR_TIMER))
+                    .port(RawMemory.getUByte(attr + Layout.QA_PORT_NUM))
+                    .timeout(RawMemory.getUByte(attr + Layout.QA_TIMEOUT))
+                    .retryCount(RawMemory.getUByte(attr + Layout.QA_RETRY_CNT))
+                    .rnrRetry(RawMemory.getUByte(attr + Layout.QA_RNR_RETRY))
+                    .sqDraining(RawMemory.getByte(attr + Layout.QA_SQ_DRAINING) != 0);
+            Mtu mtu = Mtu.of(RawMemory.getInt(attr + Layout.QA_PATH_MTU));
+            if (mtu != null) {
+                a.pathMtu(mtu);
+            }
+            return a.mask(mask);
+        } finally {
+            RawMemory.free(attr);
+        }
+    }
+
+    @Override
+    public void postSend(SendRequests wrs) {
+        checkOpen();
+        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, wrs.address(), badWr);
+        if (rc != 0) {
+            throw postFailure("ibv_post_send", rc, wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+        }
+    }
+
+    @Override
+    public void postReceive(ReceiveRequests wrs) {
+        checkOpen();
+        if (srq != null) {
+            throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
+        }
+        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, wrs.address(), badWr);
+        if (rc != 0) {
+            throw postFailure("ibv_post_recv", rc, wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+        }
+    }
+
+    /** Out of line: keeps the post methods small enough to inline. */
+    private PostException postFailure(String verb, int rc, int index, int count) {
+        String detail = toString() + ", " + count + " chained, state " + lastState;
+        if (lastState == QpState.RESET || (verb.equals("ibv_post_send") && lastState != QpState.RTS
+                && lastState != QpState.SQD)) {
+            detail += " (a QP must be in " + (verb.equals("ibv_post_send") ? "RTS to send" : "INIT or later to receive")
+                    + ")";
+        }
+        return new PostException(verb, rc, index, detail);
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[" + type + " 0x" + Integer.toHexString(qpNumber) + "]";
+    }
+}

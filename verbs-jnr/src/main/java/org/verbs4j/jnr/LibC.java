@@ -1,0 +1,45 @@
+package org.verbs4j.jnr;
+
+import static com.kenai.jffi.Type.POINTER;
+import static com.kenai.jffi.Type.SINT32;
+import static com.kenai.jffi.Type.UINT64;
+
+import com.kenai.jffi.Library;
+import org.verbs4j.api.internal.RawMemory;
+
+/** The few libc calls verbs4j needs: waiting on a verbs file descriptor with a timeout. */
+final class LibC {
+    private static final short POLLIN = 1;
+    private static final NativeFunction POLL;
+
+    static {
+        Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
+        POLL = NativeFunction.of(libc, "poll", SINT32, POINTER, UINT64, SINT32);
+    }
+
+    private LibC() {
+    }
+
+    /**
+     * Waits until {@code fd} is readable or {@code timeoutMillis} passes. Returns true when readable.
+     * EINTR counts as not readable yet.
+     */
+    static boolean awaitReadable(int fd, int timeoutMillis) {
+        long pfd = RawMemory.allocate(8); // struct pollfd { int fd; short events; short revents; }
+        try {
+            RawMemory.putInt(pfd, fd);
+            RawMemory.putShort(pfd + 4, POLLIN);
+            int rc = (int) POLL.call(pfd, 1, timeoutMillis);
+            if (rc < 0) {
+                int errno = NativeFunction.errno();
+                if (errno == 4) {
+                    return false;
+                }
+                throw new org.verbs4j.api.VerbsException("poll", errno, "fd " + fd);
+            }
+            return rc > 0 && (RawMemory.getShort(pfd + 6) & POLLIN) != 0;
+        } finally {
+            RawMemory.free(pfd);
+        }
+    }
+}
