@@ -73,6 +73,22 @@ public final class JnrBackend implements VerbsBackend {
         }
     }
 
+    /**
+     * A context someone else opened (librdmacm opens one per device and binds its ids to it), as a
+     * {@link DeviceContext} that does not close the native context.
+     */
+    JnrDeviceContext adoptContext(long ctx) {
+        long dev = RawMemory.getAddress(ctx + Layout.CONTEXT_DEVICE);
+        String name = RawMemory.getString(dev + Layout.DEVICE_NAME, Layout.DEVICE_NAME_MAX);
+        for (RdmaDevice d : devices()) {
+            if (d.name().equals(name)) {
+                return new JnrDeviceContext(d, ctx, false);
+            }
+        }
+        throw new IllegalStateException("context 0x" + Long.toHexString(ctx) + " is on device " + name
+                + ", which ibv_get_device_list does not list");
+    }
+
     @Override
     public DeviceContext open(RdmaDevice device) {
         if (device.backend() != this || !(device.handle() instanceof Long)) {

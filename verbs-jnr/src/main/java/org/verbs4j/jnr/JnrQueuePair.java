@@ -78,38 +78,79 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         }
         long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
         try {
-            RawMemory.putAddress(attr + Layout.QIA_SEND_CQ, sendCq.address());
-            RawMemory.putAddress(attr + Layout.QIA_RECV_CQ, recvCq.address());
-            RawMemory.putAddress(attr + Layout.QIA_SRQ, srq == null ? 0 : srq.address());
-            long cap = attr + Layout.QIA_CAP;
-            RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, a.maxSendWr());
-            RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, srq == null ? a.maxRecvWr() : 0);
-            RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, a.maxSendSge());
-            RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, srq == null ? a.maxRecvSge() : 0);
-            RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, a.maxInlineData());
-            RawMemory.putInt(attr + Layout.QIA_QP_TYPE, a.type().value());
-            RawMemory.putInt(attr + Layout.QIA_SQ_SIG_ALL, a.signalAll() ? 1 : 0);
+            writeInitAttr(attr, a, sendCq, recvCq, srq);
             long qp = JnrBackend.lib().ibv_create_qp(pd.address(), attr);
             if (qp == 0) {
-                int errno = JnrBackend.lastErrno();
-                String detail = a.type() + " on " + pd.jnrContext().device().name() + ", max_send_wr " + a.maxSendWr()
-                        + ", max_recv_wr " + a.maxRecvWr() + ", max_send_sge " + a.maxSendSge() + ", max_recv_sge "
-                        + a.maxRecvSge() + ", max_inline_data " + a.maxInlineData();
-                String hint = null;
-                if (errno == Errno.EOPNOTSUPP || (errno == Errno.EINVAL && a.type() == QpType.UD
-                        && pd.jnrContext().device().transportType() == org.verbs4j.api.TransportType.IWARP)) {
-                    hint = "This device does not support " + a.type() + " queue pairs (iWARP has RC only)";
-                }
-                throw hint == null ? new VerbsException("ibv_create_qp", errno, detail)
-                        : new VerbsException("ibv_create_qp", errno, detail, hint);
+                throw createFailure("ibv_create_qp", JnrBackend.lastErrno(), pd, a);
             }
-            QpCapabilities given = new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
-                    RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
-                    RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA));
-            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, given);
+            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, readCaps(attr));
         } finally {
             RawMemory.free(attr);
         }
+    }
+
+    /**
+     * {@code rdma_create_qp}: a QP bound to an rdma_cm id, which the connection manager then moves through
+     * its states on connect / accept. {@code pd} must be on the id's device context.
+     */
+    static JnrQueuePair createOnCmId(JnrProtectionDomain pd, QpInitAttributes a, long cmId) {
+        JnrCompletionQueue sendCq = cast(a.sendCq(), pd);
+        JnrCompletionQueue recvCq = cast(a.recvCq(), pd);
+        JnrSharedReceiveQueue srq = a.srq() == null ? null : (JnrSharedReceiveQueue) a.srq();
+        long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
+        try {
+            writeInitAttr(attr, a, sendCq, recvCq, srq);
+            LibRdmacm cm = LibRdmacm.get();
+            if (cm.createQp.call(cmId, pd.address(), attr) != 0) {
+                throw createFailure("rdma_create_qp", NativeFunction.errno(), pd, a);
+            }
+            long qp = RawMemory.getAddress(cmId + LibRdmacm.ID_QP);
+            JnrQueuePair q = new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, readCaps(attr));
+            q.lastState = QpState.INIT;
+            return q;
+        } finally {
+            RawMemory.free(attr);
+        }
+    }
+
+    /** For the connection manager: the state it moved the QP to. */
+    void noteState(QpState state) {
+        lastState = state;
+    }
+
+    private static void writeInitAttr(long attr, QpInitAttributes a, JnrCompletionQueue sendCq,
+            JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq) {
+        RawMemory.putAddress(attr + Layout.QIA_SEND_CQ, sendCq.address());
+        RawMemory.putAddress(attr + Layout.QIA_RECV_CQ, recvCq.address());
+        RawMemory.putAddress(attr + Layout.QIA_SRQ, srq == null ? 0 : srq.address());
+        long cap = attr + Layout.QIA_CAP;
+        RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, a.maxSendWr());
+        RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, srq == null ? a.maxRecvWr() : 0);
+        RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, a.maxSendSge());
+        RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, srq == null ? a.maxRecvSge() : 0);
+        RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, a.maxInlineData());
+        RawMemory.putInt(attr + Layout.QIA_QP_TYPE, a.type().value());
+        RawMemory.putInt(attr + Layout.QIA_SQ_SIG_ALL, a.signalAll() ? 1 : 0);
+    }
+
+    /** ibv_create_qp writes the sizes the device gave back into the init attributes. */
+    private static QpCapabilities readCaps(long attr) {
+        long cap = attr + Layout.QIA_CAP;
+        return new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
+                RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
+                RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA));
+    }
+
+    private static VerbsException createFailure(String verb, int errno, JnrProtectionDomain pd, QpInitAttributes a) {
+        String detail = a.type() + " on " + pd.jnrContext().device().name() + ", max_send_wr " + a.maxSendWr()
+                + ", max_recv_wr " + a.maxRecvWr() + ", max_send_sge " + a.maxSendSge() + ", max_recv_sge "
+                + a.maxRecvSge() + ", max_inline_data " + a.maxInlineData();
+        if (errno == Errno.EOPNOTSUPP || (errno == Errno.EINVAL && a.type() == QpType.UD
+                && pd.jnrContext().device().transportType() == org.verbs4j.api.TransportType.IWARP)) {
+            return new VerbsException(verb, errno, detail,
+                    "This device does not support " + a.type() + " queue pairs (iWARP has RC only)");
+        }
+        return new VerbsException(verb, errno, detail);
     }
 
     private static JnrCompletionQueue cast(CompletionQueue cq, JnrProtectionDomain pd) {

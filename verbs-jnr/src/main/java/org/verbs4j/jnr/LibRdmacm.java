@@ -1,0 +1,111 @@
+package org.verbs4j.jnr;
+
+import static com.kenai.jffi.Type.POINTER;
+import static com.kenai.jffi.Type.SINT32;
+import static com.kenai.jffi.Type.UINT8;
+import static com.kenai.jffi.Type.VOID;
+
+import com.kenai.jffi.Library;
+
+/**
+ * The functions of librdmacm verbs4j calls, with their exact C signatures. They return -1 and set
+ * errno on failure (read it with {@link NativeFunction#errno()}).
+ */
+final class LibRdmacm {
+    static final int RDMA_PS_TCP = 0x0106;
+
+    // struct rdma_cm_id
+    static final int ID_VERBS = 0;
+    static final int ID_CHANNEL = 8;
+    static final int ID_CONTEXT = 16;
+    static final int ID_QP = 24;
+    static final int ID_PORT_NUM = 348;
+    // struct rdma_cm_event
+    static final int EVENT_ID = 0;
+    static final int EVENT_LISTEN_ID = 8;
+    static final int EVENT_EVENT = 16;
+    static final int EVENT_STATUS = 20;
+    static final int EVENT_PARAM = 24;
+    // struct rdma_conn_param
+    static final int CONN_PARAM_SIZE = 24;
+    static final int CP_PRIVATE_DATA = 0;
+    static final int CP_PRIVATE_DATA_LEN = 8;
+    static final int CP_RESPONDER_RESOURCES = 9;
+    static final int CP_INITIATOR_DEPTH = 10;
+    static final int CP_FLOW_CONTROL = 11;
+    static final int CP_RETRY_COUNT = 12;
+    static final int CP_RNR_RETRY_COUNT = 13;
+    static final int CP_SRQ = 14;
+    static final int CP_QP_NUM = 16;
+    // struct rdma_event_channel
+    static final int CHANNEL_FD = 0;
+
+    private static volatile LibRdmacm instance;
+    private static volatile String failure;
+
+    final NativeFunction createEventChannel;
+    final NativeFunction destroyEventChannel;
+    final NativeFunction createId;
+    final NativeFunction destroyId;
+    final NativeFunction bindAddr;
+    final NativeFunction resolveAddr;
+    final NativeFunction resolveRoute;
+    final NativeFunction createQp;
+    final NativeFunction connect;
+    final NativeFunction listen;
+    final NativeFunction accept;
+    final NativeFunction reject;
+    final NativeFunction disconnect;
+    final NativeFunction getCmEvent;
+    final NativeFunction ackCmEvent;
+    final NativeFunction eventStr;
+
+    private LibRdmacm(Library lib) {
+        createEventChannel = NativeFunction.of(lib, "rdma_create_event_channel", POINTER);
+        destroyEventChannel = NativeFunction.of(lib, "rdma_destroy_event_channel", VOID, POINTER);
+        createId = NativeFunction.of(lib, "rdma_create_id", SINT32, POINTER, POINTER, POINTER, SINT32);
+        destroyId = NativeFunction.of(lib, "rdma_destroy_id", SINT32, POINTER);
+        bindAddr = NativeFunction.of(lib, "rdma_bind_addr", SINT32, POINTER, POINTER);
+        resolveAddr = NativeFunction.of(lib, "rdma_resolve_addr", SINT32, POINTER, POINTER, POINTER, SINT32);
+        resolveRoute = NativeFunction.of(lib, "rdma_resolve_route", SINT32, POINTER, SINT32);
+        createQp = NativeFunction.of(lib, "rdma_create_qp", SINT32, POINTER, POINTER, POINTER);
+        connect = NativeFunction.of(lib, "rdma_connect", SINT32, POINTER, POINTER);
+        listen = NativeFunction.of(lib, "rdma_listen", SINT32, POINTER, SINT32);
+        accept = NativeFunction.of(lib, "rdma_accept", SINT32, POINTER, POINTER);
+        reject = NativeFunction.of(lib, "rdma_reject", SINT32, POINTER, POINTER, UINT8);
+        disconnect = NativeFunction.of(lib, "rdma_disconnect", SINT32, POINTER);
+        getCmEvent = NativeFunction.of(lib, "rdma_get_cm_event", SINT32, POINTER, POINTER);
+        ackCmEvent = NativeFunction.of(lib, "rdma_ack_cm_event", SINT32, POINTER);
+        eventStr = NativeFunction.of(lib, "rdma_event_str", POINTER, SINT32);
+    }
+
+    /** librdmacm, loaded once; throws with what to install when it is missing. */
+    static LibRdmacm get() {
+        LibRdmacm l = instance;
+        if (l != null) {
+            return l;
+        }
+        synchronized (LibRdmacm.class) {
+            if (instance == null && failure == null) {
+                JnrBackend.lib(); // libibverbs first: librdmacm needs it, and its failure message is clearer
+                Library lib = Library.getCachedInstance("librdmacm.so.1", Library.LAZY | Library.GLOBAL);
+                if (lib == null) {
+                    failure = "librdmacm.so.1 could not be loaded (" + Library.getLastError()
+                            + "). Install rdma-core's librdmacm1 (Debian/Ubuntu) or librdmacm (RHEL/Fedora)";
+                } else {
+                    instance = new LibRdmacm(lib);
+                }
+            }
+            if (instance == null) {
+                throw new org.verbs4j.api.VerbsException("dlopen(librdmacm.so.1)", 0, null, failure);
+            }
+            return instance;
+        }
+    }
+
+    /** {@code rdma_event_str}. */
+    String eventName(int event) {
+        long p = eventStr.call(event);
+        return p == 0 ? "RDMA_CM_EVENT_" + event : org.verbs4j.api.internal.RawMemory.getString(p, 64);
+    }
+}
