@@ -22,6 +22,7 @@ public abstract class AbstractResource implements AutoCloseable {
         return t;
     });
     private static final boolean TRACK_SITES = Boolean.getBoolean("verbs4j.leakSites");
+    private static final java.util.concurrent.atomic.AtomicLong LEAKS = new java.util.concurrent.atomic.AtomicLong();
 
     private final AbstractResource parent;
     private final List<AbstractResource> dependencies = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -75,6 +76,11 @@ public abstract class AbstractResource implements AutoCloseable {
     /** The exception for use after close (kept out of line, so that callers stay small). */
     protected final IllegalStateException closedException() {
         return new IllegalStateException(this + " is closed; it cannot be used after close()");
+    }
+
+    /** How many objects were found unreachable without having been closed, since the JVM started. */
+    public static long leakCount() {
+        return LEAKS.get();
     }
 
     public final boolean isClosed() {
@@ -146,6 +152,7 @@ public abstract class AbstractResource implements AutoCloseable {
         @Override
         public void run() {
             if (!closed) {
+                LEAKS.incrementAndGet();
                 if (site != null) {
                     LOG.warn("LEAK: {} was not closed before it became unreachable; its native resources are lost",
                             description, site);

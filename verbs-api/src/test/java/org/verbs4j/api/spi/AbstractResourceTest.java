@@ -78,4 +78,29 @@ class AbstractResourceTest {
         assertThrows(IllegalStateException.class, r::close);
         assertTrue(!r.isClosed());
     }
+
+    @Test
+    void unreachableOpenObjectIsReportedAsALeakButAClosedOneIsNot() throws InterruptedException {
+        // let objects other tests left open on purpose be collected and counted first
+        long before = AbstractResource.leakCount();
+        for (int stable = 0; stable < 10; ) {
+            System.gc();
+            Thread.sleep(20);
+            long now = AbstractResource.leakCount();
+            stable = now == before ? stable + 1 : 0;
+            before = now;
+        }
+        new Res(null, "closed-properly", new ArrayList<>()).close();
+        for (int i = 0; i < 50 && AbstractResource.leakCount() == before; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(before, AbstractResource.leakCount(), "a closed object was reported as leaked");
+        new Res(null, "leaked", new ArrayList<>());
+        for (int i = 0; i < 250 && AbstractResource.leakCount() == before; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(before + 1, AbstractResource.leakCount(), "the unclosed object was not reported");
+    }
 }

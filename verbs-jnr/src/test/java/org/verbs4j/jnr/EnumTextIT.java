@@ -1,0 +1,28 @@
+package org.verbs4j.jnr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+import org.verbs4j.api.AsyncEventType;
+import org.verbs4j.api.WcStatus;
+import org.verbs4j.api.internal.RawMemory;
+
+/** The texts verbs4j's enums carry are libibverbs' own, read from the installed library. */
+class EnumTextIT {
+
+    @Test
+    void wcStatusTextsAreIbvWcStatusStr() {
+        for (WcStatus s : WcStatus.values()) {
+            String theirs = RawMemory.getString(JnrBackend.lib().ibv_wc_status_str(s.value()), 128);
+            assertEquals(theirs, s.text(), "ibv_wc_status_str(" + s.value() + ")");
+        }
+    }
+
+    @Test
+    void asyncEventTextsAreIbvEventTypeStr() {
+        for (AsyncEventType t : AsyncEventType.values()) {
+            String theirs = RawMemory.getString(JnrBackend.lib().ibv_event_type_str(t.value()), 128);
+            assertEquals(theirs, t.text(), "ibv_event_type_str(" + t.value() + ")");
+        }
+    }
+}
