@@ -1,0 +1,40 @@
+package org.verbs4j.api;
+
+import java.util.Objects;
+
+/**
+ * What one side of a manually connected queue pair tells the other out of band: LID, QP number, first
+ * PSN and GID. {@link #toWire()} and {@link #parseWire} use the text {@code ibv_rc_pingpong} and
+ * {@code ibv_ud_pingpong} exchange over TCP ({@code "%04x:%06x:%06x:%s"} with the GID as 32 hex digits),
+ * so a Java peer can talk to those tools.
+ */
+public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
+
+    public QpEndpoint {
+        Objects.requireNonNull(gid, "gid (use Gid.ZERO when there is none)");
+    }
+
+    /** The 52-character message of rdma-core's pingpong examples: {@code LLLL:QQQQQQ:PPPPPP:GGGG...}. */
+    public String toWire() {
+        return String.format("%04x:%06x:%06x:%s", lid & 0xffff, qpn & 0xffffff, psn & 0xffffff, gid.toHex());
+    }
+
+    /** Parses {@link #toWire()}'s form (a trailing NUL, as the C tools send it, is ignored). */
+    public static QpEndpoint parseWire(String text) {
+        String t = text.trim();
+        int nul = t.indexOf('\0');
+        if (nul >= 0) {
+            t = t.substring(0, nul);
+        }
+        String[] p = t.split(":");
+        if (p.length != 4 || p[3].length() != 32) {
+            throw new IllegalArgumentException("not a LID:QPN:PSN:GID message: '" + text + "'");
+        }
+        try {
+            return new QpEndpoint(Integer.parseInt(p[0], 16), Integer.parseInt(p[1], 16), Integer.parseInt(p[2], 16),
+                    Gid.parse(p[3]));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a LID:QPN:PSN:GID message: '" + text + "'", e);
+        }
+    }
+}
