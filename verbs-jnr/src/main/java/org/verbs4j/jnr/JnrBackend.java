@@ -13,8 +13,12 @@ import org.verbs4j.api.spi.VerbsBackend;
 
 /** libibverbs through JNR-FFI (jffi on the hot path). Registered with {@link java.util.ServiceLoader}. */
 public final class JnrBackend implements VerbsBackend {
-    /** Device lists stay allocated: an {@link RdmaDevice} points into one, and may be opened at any time. */
+    /**
+     * Device lists stay allocated while a device listed in them may still be opened; a new list that
+     * shows the same devices is freed at once and the cached devices are returned.
+     */
     private final List<Long> deviceLists = Collections.synchronizedList(new ArrayList<>());
+    private volatile List<RdmaDevice> cached = List.of();
 
     @Override
     public String name() {
@@ -57,7 +61,6 @@ public final class JnrBackend implements VerbsBackend {
                 }
                 throw new VerbsException("ibv_get_device_list", errno, null);
             }
-            deviceLists.add(list);
             int n = RawMemory.getInt(num);
             List<RdmaDevice> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -67,7 +70,15 @@ public final class JnrBackend implements VerbsBackend {
                 out.add(new RdmaDevice(this, name, guid, NodeType.of(RawMemory.getInt(dev + Layout.DEVICE_NODE_TYPE)),
                         TransportType.of(RawMemory.getInt(dev + Layout.DEVICE_TRANSPORT_TYPE)), dev));
             }
-            return List.copyOf(out);
+            synchronized (this) {
+                if (sameDevices(cached, out)) {
+                    lib.ibv_free_device_list(list);
+                    return cached;
+                }
+                deviceLists.add(list);
+                cached = List.copyOf(out);
+                return cached;
+            }
         } finally {
             RawMemory.free(num);
         }
@@ -87,6 +98,20 @@ public final class JnrBackend implements VerbsBackend {
         }
         throw new IllegalStateException("context 0x" + Long.toHexString(ctx) + " is on device " + name
                 + ", which ibv_get_device_list does not list");
+    }
+
+    private static boolean sameDevices(List<RdmaDevice> a, List<RdmaDevice> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            RdmaDevice x = a.get(i);
+            RdmaDevice y = b.get(i);
+            if (!x.name().equals(y.name()) || x.guid() != y.guid() || !x.handle().equals(y.handle())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
