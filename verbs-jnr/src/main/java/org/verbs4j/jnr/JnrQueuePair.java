@@ -223,7 +223,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             write(attr, a);
             int rc = JnrBackend.lib().ibv_modify_qp(qp, attr, a.mask());
             if (rc != 0) {
-                throw new VerbsException("ibv_modify_qp", rc, toString() + " " + lastState + " -> " + a);
+                String hint = modifyHint(rc, a);
+                String detail = toString() + " " + lastState + " -> " + a;
+                throw hint == null ? new VerbsException("ibv_modify_qp", rc, detail)
+                        : new VerbsException("ibv_modify_qp", rc, detail, hint);
             }
             if ((a.mask() & QpAttrMask.STATE) != 0) {
                 lastState = a.state();
@@ -231,6 +234,31 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         } finally {
             RawMemory.free(attr);
         }
+    }
+
+    /** A hint for the mistakes users make most, or null for the generic one. */
+    private String modifyHint(int rc, QpAttributes a) {
+        if (rc != Errno.EINVAL || (a.mask() & QpAttrMask.STATE) == 0) {
+            return null;
+        }
+        AddressVector av = a.addressVector();
+        if (a.state() == QpState.RTR && type != QpType.UD && av != null && !av.isGlobal()) {
+            try {
+                int port = av.port() == 0 ? 1 : av.port();
+                if (pd.jnrContext().queryPort(port).linkLayer() == org.verbs4j.api.LinkLayer.ETHERNET) {
+                    return "This is a RoCE port: the address vector needs a GRH. Use AddressVector.global(port, "
+                            + "remoteGid, localGidIndex) with a RoCE v2 GID index from queryGidTable()";
+                }
+            } catch (RuntimeException ignored) {
+                // fall through to the generic hint
+            }
+        }
+        if (pd.jnrContext().device().transportType() == org.verbs4j.api.TransportType.IWARP
+                && (a.state() == QpState.RTR || a.state() == QpState.RTS)) {
+            return "iWARP queue pairs are connected by rdma_cm (it moves them to RTS); they cannot be moved to "
+                    + "RTR/RTS by hand";
+        }
+        return null;
     }
 
     private static void write(long attr, QpAttributes a) {
