@@ -65,6 +65,9 @@ public final class WorkCompletions implements AutoCloseable {
     }
 
     private long slot(int i) {
+        if (closed) {
+            throw new IllegalStateException("WorkCompletions is closed");
+        }
         if (i < 0 || i >= capacity) {
             throw new IndexOutOfBoundsException("completion " + i + " of " + capacity);
         }

@@ -70,8 +70,10 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
             throw new IllegalArgumentException("length " + length + ": must be positive");
         }
         int page = RawMemory.PAGE_SIZE;
-        if (length <= Integer.MAX_VALUE - page) {
-            ByteBuffer b = ByteBuffer.allocateDirect((int) length + page).alignedSlice(page);
+        long rounded = (length + page - 1) & -page;
+        if (rounded <= Integer.MAX_VALUE - page) {
+            // alignedSlice rounds the limit down to whole pages: ask for whole pages plus one for alignment
+            ByteBuffer b = ByteBuffer.allocateDirect((int) rounded + page).alignedSlice(page);
             b.limit((int) length);
             ByteBuffer exact = b.slice();
             return register(RawMemory.addressOf(exact), length, access, exact, 0);
