@@ -37,6 +37,10 @@ public final class Access {
         if ((flags & RELAXED_ORDERING) != 0) {
             sb.append(sb.length() > 0 ? "|" : "").append("RELAXED_ORDERING");
         }
+        int unknown = flags & ~(0xff | RELAXED_ORDERING);
+        if (unknown != 0) {
+            sb.append(sb.length() > 0 ? "|" : "").append("0x").append(Integer.toHexString(unknown));
+        }
         return sb.length() == 0 ? "0" : sb.toString();
     }
 

@@ -9,6 +9,11 @@ final class Hints {
         String v = verb == null ? "" : verb;
         switch (errno) {
             case Errno.ENOMEM:
+                if (v.contains("post_send") || v.contains("post_recv") || v.contains("post_srq_recv")) {
+                    return "The work queue is full: poll completions before posting more, or create the QP with "
+                            + "larger max_send_wr / max_recv_wr (unsignaled sends free their slots only when a "
+                            + "later signaled one completes)";
+                }
                 if (v.contains("reg_mr")) {
                     return "Check the locked-memory limit (ulimit -l, LimitMEMLOCK for services, memlock in "
                             + "/etc/security/limits.conf): registered memory is pinned";

@@ -12,7 +12,9 @@ public enum Opcode {
     LOCAL_INV(7, "local invalidate"),
     BIND_MW(8, "bind memory window"),
     SEND_WITH_INV(9, "send with invalidate"),
-    TSO(10, "TCP segmentation offload");
+    TSO(10, "TCP segmentation offload"),
+    DRIVER1(11, "driver-specific"),
+    ATOMIC_WRITE(15, "atomic write");
 
     private static final Opcode[] BY_VALUE = new Opcode[256];
 
@@ -37,7 +39,7 @@ public enum Opcode {
         return value;
     }
 
-    /** libibverbs' text for it. */
+    /** A readable name (libibverbs has no text function for this enum in rdma-core 44). */
     public String text() {
         return text;
     }

@@ -9,9 +9,18 @@ public class PostException extends VerbsException {
     private final int failedIndex;
 
     public PostException(String verb, int errno, int failedIndex, String detail) {
-        super(verb, errno, "request " + failedIndex + (detail == null ? "" : ", " + detail) + "; requests 0.."
-                + (failedIndex - 1) + " were posted");
+        super(verb, errno, describe(failedIndex) + (detail == null ? "" : "; " + detail));
         this.failedIndex = failedIndex;
+    }
+
+    private static String describe(int failedIndex) {
+        if (failedIndex < 0) {
+            return "the provider did not say which request failed: treat the whole chain as not posted";
+        }
+        if (failedIndex == 0) {
+            return "request 0 failed; nothing was posted";
+        }
+        return "request " + failedIndex + " failed; requests 0.." + (failedIndex - 1) + " were posted";
     }
 
     /** Index of the first request that was not posted (-1 when the provider did not say). */

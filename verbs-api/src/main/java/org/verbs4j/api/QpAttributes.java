@@ -253,8 +253,14 @@ public final class QpAttributes {
         if ((mask & QpAttrMask.STATE) != 0) {
             sb.append("state ").append(state).append(' ');
         }
+        if ((mask & QpAttrMask.CUR_STATE) != 0) {
+            sb.append("cur_state ").append(currentState).append(' ');
+        }
         if ((mask & QpAttrMask.PORT) != 0) {
             sb.append("port ").append(port).append(' ');
+        }
+        if ((mask & QpAttrMask.CAP) != 0) {
+            sb.append("cap ").append(capabilities).append(' ');
         }
         if ((mask & QpAttrMask.PKEY_INDEX) != 0) {
             sb.append("pkey_index ").append(pkeyIndex).append(' ');

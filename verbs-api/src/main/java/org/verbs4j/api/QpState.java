@@ -34,7 +34,7 @@ public enum QpState {
         return value;
     }
 
-    /** libibverbs' text for it. */
+    /** A readable name (libibverbs has no text function for this enum in rdma-core 44). */
     public String text() {
         return text;
     }

@@ -29,7 +29,7 @@ public final class ReceiveRequests implements AutoCloseable {
     private final int maxSge;
     private final long base;
     private final long sgeBase;
-    private final ReceiveRequest flyweight = new ReceiveRequest();
+    private final ReceiveRequest flyweight = new ReceiveRequest(this);
     private int count;
     private boolean closed;
 
@@ -118,15 +118,25 @@ public final class ReceiveRequests implements AutoCloseable {
 
     /** The view of one {@code struct ibv_recv_wr}. */
     public static final class ReceiveRequest {
+        private final ReceiveRequests owner;
         private long address;
         private long sgeAddress;
         private int maxSge;
 
-        ReceiveRequest() {
+        ReceiveRequest(ReceiveRequests owner) {
+            this.owner = owner;
+        }
+
+        /** The request's address, after checking that its array is still open (a closed one is freed). */
+        private long wr() {
+            if (owner.closed) {
+                throw new IllegalStateException("ReceiveRequests is closed");
+            }
+            return address;
         }
 
         public ReceiveRequest wrId(long id) {
-            RawMemory.putLong(address + WR_ID_OFFSET, id);
+            RawMemory.putLong(wr() + WR_ID_OFFSET, id);
             return this;
         }
 
@@ -134,6 +144,7 @@ public final class ReceiveRequests implements AutoCloseable {
             if (j < 0 || j >= maxSge) {
                 throw new IndexOutOfBoundsException("SGE " + j + " of " + maxSge);
             }
+            wr(); // checks that the array is open
             long s = sgeAddress + (long) j * SendRequests.SGE_SIZE;
             RawMemory.putLong(s + SendRequests.SGE_ADDR_OFFSET, addr);
             RawMemory.putInt(s + SendRequests.SGE_LENGTH_OFFSET, length);
@@ -150,16 +161,16 @@ public final class ReceiveRequests implements AutoCloseable {
             if (n < 0 || n > maxSge) {
                 throw new IllegalArgumentException("num_sge " + n + " of at most " + maxSge);
             }
-            RawMemory.putInt(address + NUM_SGE_OFFSET, n);
+            RawMemory.putInt(wr() + NUM_SGE_OFFSET, n);
             return this;
         }
 
         public long wrId() {
-            return RawMemory.getLong(address + WR_ID_OFFSET);
+            return RawMemory.getLong(wr() + WR_ID_OFFSET);
         }
 
         public int numSge() {
-            return RawMemory.getInt(address + NUM_SGE_OFFSET);
+            return RawMemory.getInt(wr() + NUM_SGE_OFFSET);
         }
 
         public long address() {

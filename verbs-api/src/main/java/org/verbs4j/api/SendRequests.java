@@ -50,7 +50,7 @@ public final class SendRequests implements AutoCloseable {
     private final int maxSge;
     private final long base;
     private final long sgeBase;
-    private final SendRequest flyweight = new SendRequest();
+    private final SendRequest flyweight = new SendRequest(this);
     private int count;
     private boolean closed;
 
@@ -140,43 +140,53 @@ public final class SendRequests implements AutoCloseable {
 
     /** The view of one {@code struct ibv_send_wr}; setters return {@code this}. */
     public static final class SendRequest {
+        private final SendRequests owner;
         private long address;
         private long sgeAddress;
         private int maxSge;
 
-        SendRequest() {
+        SendRequest(SendRequests owner) {
+            this.owner = owner;
+        }
+
+        /** The request's address, after checking that its array is still open (a closed one is freed). */
+        private long wr() {
+            if (owner.closed) {
+                throw new IllegalStateException("SendRequests is closed");
+            }
+            return address;
         }
 
         /** Zeroes the request's fields and its entries (keeps its links). */
         public SendRequest clear() {
-            long next = RawMemory.getLong(address + NEXT_OFFSET);
-            RawMemory.zero(address, WR_SIZE);
-            RawMemory.putLong(address + NEXT_OFFSET, next);
-            RawMemory.putLong(address + SG_LIST_OFFSET, sgeAddress);
+            long next = RawMemory.getLong(wr() + NEXT_OFFSET);
+            RawMemory.zero(wr(), WR_SIZE);
+            RawMemory.putLong(wr() + NEXT_OFFSET, next);
+            RawMemory.putLong(wr() + SG_LIST_OFFSET, sgeAddress);
             RawMemory.zero(sgeAddress, (long) maxSge * SGE_SIZE);
             return this;
         }
 
         /** Comes back in the completion's {@link WorkCompletions#wrId}. */
         public SendRequest wrId(long id) {
-            RawMemory.putLong(address + WR_ID_OFFSET, id);
+            RawMemory.putLong(wr() + WR_ID_OFFSET, id);
             return this;
         }
 
         public SendRequest opcode(Opcode opcode) {
-            RawMemory.putInt(address + OPCODE_OFFSET, opcode.value());
+            RawMemory.putInt(wr() + OPCODE_OFFSET, opcode.value());
             return this;
         }
 
         /** {@link SendFlags} bits. */
         public SendRequest flags(int sendFlags) {
-            RawMemory.putInt(address + SEND_FLAGS_OFFSET, sendFlags);
+            RawMemory.putInt(wr() + SEND_FLAGS_OFFSET, sendFlags);
             return this;
         }
 
         /** Immediate data, host order (sent big endian, as {@code htonl} would). */
         public SendRequest immData(int imm) {
-            RawMemory.putInt(address + IMM_DATA_OFFSET, Integer.reverseBytes(imm));
+            RawMemory.putInt(wr() + IMM_DATA_OFFSET, Integer.reverseBytes(imm));
             return this;
         }
 
@@ -185,6 +195,7 @@ public final class SendRequests implements AutoCloseable {
             if (j < 0 || j >= maxSge) {
                 throw new IndexOutOfBoundsException("SGE " + j + " of " + maxSge);
             }
+            wr(); // checks that the array is open
             long s = sgeAddress + (long) j * SGE_SIZE;
             RawMemory.putLong(s + SGE_ADDR_OFFSET, addr);
             RawMemory.putInt(s + SGE_LENGTH_OFFSET, length);
@@ -202,48 +213,48 @@ public final class SendRequests implements AutoCloseable {
             if (n < 0 || n > maxSge) {
                 throw new IllegalArgumentException("num_sge " + n + " of at most " + maxSge);
             }
-            RawMemory.putInt(address + NUM_SGE_OFFSET, n);
+            RawMemory.putInt(wr() + NUM_SGE_OFFSET, n);
             return this;
         }
 
         /** Target of an RDMA write or read. */
         public SendRequest rdma(long remoteAddress, int rkey) {
-            RawMemory.putLong(address + RDMA_REMOTE_ADDR_OFFSET, remoteAddress);
-            RawMemory.putInt(address + RDMA_RKEY_OFFSET, rkey);
+            RawMemory.putLong(wr() + RDMA_REMOTE_ADDR_OFFSET, remoteAddress);
+            RawMemory.putInt(wr() + RDMA_RKEY_OFFSET, rkey);
             return this;
         }
 
         /** Target and operands of an atomic: {@code compareAdd} is the compare value (CAS) or the addend (FAA). */
         public SendRequest atomic(long remoteAddress, int rkey, long compareAdd, long swap) {
-            RawMemory.putLong(address + ATOMIC_REMOTE_ADDR_OFFSET, remoteAddress);
-            RawMemory.putInt(address + ATOMIC_RKEY_OFFSET, rkey);
-            RawMemory.putLong(address + ATOMIC_COMPARE_ADD_OFFSET, compareAdd);
-            RawMemory.putLong(address + ATOMIC_SWAP_OFFSET, swap);
+            RawMemory.putLong(wr() + ATOMIC_REMOTE_ADDR_OFFSET, remoteAddress);
+            RawMemory.putInt(wr() + ATOMIC_RKEY_OFFSET, rkey);
+            RawMemory.putLong(wr() + ATOMIC_COMPARE_ADD_OFFSET, compareAdd);
+            RawMemory.putLong(wr() + ATOMIC_SWAP_OFFSET, swap);
             return this;
         }
 
         /** Destination of a UD send. */
         public SendRequest ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
-            RawMemory.putLong(address + UD_AH_OFFSET, ah.handle());
-            RawMemory.putInt(address + UD_REMOTE_QPN_OFFSET, remoteQpn);
-            RawMemory.putInt(address + UD_REMOTE_QKEY_OFFSET, remoteQkey);
+            RawMemory.putLong(wr() + UD_AH_OFFSET, ah.handle());
+            RawMemory.putInt(wr() + UD_REMOTE_QPN_OFFSET, remoteQpn);
+            RawMemory.putInt(wr() + UD_REMOTE_QKEY_OFFSET, remoteQkey);
             return this;
         }
 
         public long wrId() {
-            return RawMemory.getLong(address + WR_ID_OFFSET);
+            return RawMemory.getLong(wr() + WR_ID_OFFSET);
         }
 
         public int opcodeValue() {
-            return RawMemory.getInt(address + OPCODE_OFFSET);
+            return RawMemory.getInt(wr() + OPCODE_OFFSET);
         }
 
         public int flags() {
-            return RawMemory.getInt(address + SEND_FLAGS_OFFSET);
+            return RawMemory.getInt(wr() + SEND_FLAGS_OFFSET);
         }
 
         public int numSge() {
-            return RawMemory.getInt(address + NUM_SGE_OFFSET);
+            return RawMemory.getInt(wr() + NUM_SGE_OFFSET);
         }
 
         /** Total bytes of the used entries. */

@@ -17,13 +17,14 @@ public class VerbsException extends RuntimeException {
      * @param detail what was being done, e.g. "RTR, dest_qp_num 0x12" (may be null)
      */
     public VerbsException(String verb, int errno, String detail) {
-        this(verb, errno, detail, Hints.forFailure(verb, errno));
+        this(verb, errno, detail, Hints.forFailure(verb, Math.abs(errno)));
     }
 
     public VerbsException(String verb, int errno, String detail, String hint) {
-        super(format(verb, errno, detail, hint));
+        // some providers return errno negated (siw); the meaning is the same
+        super(format(verb, Math.abs(errno), detail, hint));
         this.verb = verb;
-        this.errno = errno;
+        this.errno = Math.abs(errno);
         this.hint = hint;
     }
 

@@ -24,14 +24,15 @@ public interface WaitStrategy {
     /** Poll in a tight loop with {@link Thread#onSpinWait()}. No allocation. */
     static WaitStrategy busySpin() {
         return (cq, wc, timeoutNanos) -> {
-            long deadline = timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+            boolean forever = timeoutNanos < 0;
+            long deadline = System.nanoTime() + (forever ? 0 : timeoutNanos);
             int spins = 0;
             while (true) {
                 int n = cq.poll(wc);
                 if (n > 0) {
                     return n;
                 }
-                if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
+                if ((++spins & 0x3ff) == 0 && !forever && System.nanoTime() - deadline > 0) {
                     return 0;
                 }
                 Thread.onSpinWait();
@@ -42,7 +43,8 @@ public interface WaitStrategy {
     /** Spin {@code spins} times, yield {@code yields} times, then park from 1 us doubling to {@code maxParkNanos}. */
     static WaitStrategy backoff(int spins, int yields, long maxParkNanos) {
         return (cq, wc, timeoutNanos) -> {
-            long deadline = timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+            boolean forever = timeoutNanos < 0;
+            long deadline = System.nanoTime() + (forever ? 0 : timeoutNanos);
             long park = 1000;
             for (int round = 0; ; round++) {
                 int n = cq.poll(wc);
@@ -53,7 +55,7 @@ public interface WaitStrategy {
                     Thread.onSpinWait();
                     continue;
                 }
-                if (System.nanoTime() - deadline > 0) {
+                if (!forever && System.nanoTime() - deadline > 0) {
                     return 0;
                 }
                 if (round < spins + yields) {
@@ -87,7 +89,8 @@ public interface WaitStrategy {
             if (channel == null) {
                 throw new IllegalStateException(cq + " has no completion channel; create it with one to block");
             }
-            long deadline = timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+            boolean forever = timeoutNanos < 0;
+            long deadline = System.nanoTime() + (forever ? 0 : timeoutNanos);
             while (true) {
                 int n = cq.poll(wc);
                 if (n > 0) {
@@ -98,7 +101,7 @@ public interface WaitStrategy {
                 if (n > 0) {
                     return n;
                 }
-                long left = timeoutNanos < 0 ? TimeUnit.DAYS.toNanos(365) : deadline - System.nanoTime();
+                long left = forever ? TimeUnit.DAYS.toNanos(365) : deadline - System.nanoTime();
                 if (left <= 0) {
                     return 0;
                 }

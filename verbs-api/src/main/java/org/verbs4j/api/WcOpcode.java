@@ -10,8 +10,17 @@ public enum WcOpcode {
     BIND_MW(5, "bind memory window"),
     LOCAL_INV(6, "local invalidate"),
     TSO(7, "TCP segmentation offload"),
+    ATOMIC_WRITE(9, "atomic write"),
     RECV(128, "receive"),
-    RECV_RDMA_WITH_IMM(129, "receive RDMA write with immediate");
+    RECV_RDMA_WITH_IMM(129, "receive RDMA write with immediate"),
+    TM_ADD(130, "tag matching add"),
+    TM_DEL(131, "tag matching delete"),
+    TM_SYNC(132, "tag matching sync"),
+    TM_RECV(133, "tag matching receive"),
+    TM_NO_TAG(134, "tag matching no tag"),
+    DRIVER1(135, "driver-specific 1"),
+    DRIVER2(136, "driver-specific 2"),
+    DRIVER3(137, "driver-specific 3");
 
     private static final WcOpcode[] BY_VALUE = new WcOpcode[256];
 
@@ -36,7 +45,7 @@ public enum WcOpcode {
         return value;
     }
 
-    /** libibverbs' text for it. */
+    /** A readable name (libibverbs has no text function for this enum in rdma-core 44). */
     public String text() {
         return text;
     }

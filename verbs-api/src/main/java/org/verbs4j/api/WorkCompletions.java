@@ -154,7 +154,8 @@ public final class WorkCompletions implements AutoCloseable {
     public String toString(int i) {
         WcStatus s = status(i);
         return "wc[wr_id " + wrId(i) + ", status " + (s == null ? statusValue(i) : s + " (" + s.text() + ")")
-                + (ok(i) ? ", opcode " + opcode(i) + ", byte_len " + byteLength(i) : ", vendor_err 0x"
+                + (ok(i) ? ", opcode " + (opcode(i) != null ? opcode(i) : "0x" + Integer.toHexString(opcodeValue(i)))
+                        + ", byte_len " + byteLength(i) : ", vendor_err 0x"
                         + Integer.toHexString(vendorError(i)))
                 + ", qp 0x" + Integer.toHexString(qpNum(i)) + (hasImmData(i) ? ", imm 0x" + Integer.toHexString(immData(i)) : "")
                 + "]";

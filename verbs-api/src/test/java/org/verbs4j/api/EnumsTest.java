@@ -121,6 +121,8 @@ class EnumsTest {
         m.put(Opcode.BIND_MW, 8);
         m.put(Opcode.SEND_WITH_INV, 9);
         m.put(Opcode.TSO, 10);
+        m.put(Opcode.DRIVER1, 11);
+        m.put(Opcode.ATOMIC_WRITE, 15);
         checkValues(Opcode.values(), m, Opcode::value, Opcode::of);
     }
 
@@ -135,11 +137,20 @@ class EnumsTest {
         m.put(WcOpcode.BIND_MW, 5);
         m.put(WcOpcode.LOCAL_INV, 6);
         m.put(WcOpcode.TSO, 7);
+        m.put(WcOpcode.ATOMIC_WRITE, 9);
         m.put(WcOpcode.RECV, 1 << 7);
         m.put(WcOpcode.RECV_RDMA_WITH_IMM, (1 << 7) + 1);
+        m.put(WcOpcode.TM_ADD, (1 << 7) + 2);
+        m.put(WcOpcode.TM_DEL, (1 << 7) + 3);
+        m.put(WcOpcode.TM_SYNC, (1 << 7) + 4);
+        m.put(WcOpcode.TM_RECV, (1 << 7) + 5);
+        m.put(WcOpcode.TM_NO_TAG, (1 << 7) + 6);
+        m.put(WcOpcode.DRIVER1, (1 << 7) + 7);
+        m.put(WcOpcode.DRIVER2, (1 << 7) + 8);
+        m.put(WcOpcode.DRIVER3, (1 << 7) + 9);
         checkValues(WcOpcode.values(), m, WcOpcode::value, WcOpcode::of);
         for (WcOpcode o : WcOpcode.values()) {
-            boolean recv = o == WcOpcode.RECV || o == WcOpcode.RECV_RDMA_WITH_IMM;
+            boolean recv = o.value() >= WcOpcode.RECV.value();
             assertEquals(recv, (o.value() & WcOpcode.RECV.value()) != 0, o + ": receives are (opcode & IBV_WC_RECV)");
         }
     }

@@ -37,7 +37,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     private final QpCapabilities capabilities;
     private final long postSendFn;
     private final long postRecvFn;
-    /** Native {@code struct ibv_send_wr *} / {@code ibv_recv_wr *} slot for the failing request of a post. */
+    /**
+     * Native out-slots for the failing request of a post: {@code struct ibv_send_wr *} at +0 and
+     * {@code struct ibv_recv_wr *} at +8, so that a sender and a receiver thread never share one.
+     */
     private final long badWr;
     /** The state the last successful modify set: explains a failed post without a query on the hot path. */
     private volatile QpState lastState = QpState.RESET;
@@ -61,7 +64,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         long ops = RawMemory.getAddress(qp + Layout.QP_CONTEXT) + Layout.CONTEXT_OPS;
         this.postSendFn = RawMemory.getAddress(ops + Layout.OPS_POST_SEND);
         this.postRecvFn = RawMemory.getAddress(ops + Layout.OPS_POST_RECV);
-        this.badWr = RawMemory.allocate(8);
+        this.badWr = RawMemory.allocate(16);
         describeForLeakReport(pd.jnrContext().device().name() + " " + type + " qp 0x" + Integer.toHexString(qpNumber));
         pd.jnrContext().register(qp, this);
     }
@@ -225,8 +228,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             if (rc != 0) {
                 String hint = modifyHint(rc, a);
                 String detail = toString() + " " + lastState + " -> " + a;
-                throw hint == null ? new VerbsException("ibv_modify_qp", rc, detail)
-                        : new VerbsException("ibv_modify_qp", rc, detail, hint);
+                throw hint == null ? new VerbsException("ibv_modify_qp", Math.abs(rc), detail)
+                        : new VerbsException("ibv_modify_qp", Math.abs(rc), detail, hint);
             }
             if ((a.mask() & QpAttrMask.STATE) != 0) {
                 lastState = a.state();
@@ -238,7 +241,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     /** A hint for the mistakes users make most, or null for the generic one. */
     private String modifyHint(int rc, QpAttributes a) {
-        if (rc != Errno.EINVAL || (a.mask() & QpAttrMask.STATE) == 0) {
+        if (Math.abs(rc) != Errno.EINVAL || (a.mask() & QpAttrMask.STATE) == 0) {
             return null;
         }
         AddressVector av = a.addressVector();
@@ -372,6 +375,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     @Override
     public void postSend(SendRequests wrs) {
         checkOpen();
+        // cleared first: a provider that fails without setting bad_wr must not leave a stale index
+        RawMemory.putAddress(badWr, 0L);
         int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, wrs.address(), badWr);
         if (rc != 0) {
             throw postFailure("ibv_post_send", rc, wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
@@ -384,21 +389,25 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         if (srq != null) {
             throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
         }
-        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, wrs.address(), badWr);
+        long badRecv = badWr + 8;
+        RawMemory.putAddress(badRecv, 0L);
+        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, wrs.address(), badRecv);
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+            throw postFailure("ibv_post_recv", rc, wrs.indexOf(RawMemory.getAddress(badRecv)), wrs.count());
         }
     }
 
     /** Out of line: keeps the post methods small enough to inline. */
     private PostException postFailure(String verb, int rc, int index, int count) {
+        // providers return a positive errno; siw returns it negated
+        int errno = Math.abs(rc);
         String detail = toString() + ", " + count + " chained, state " + lastState;
         if (lastState == QpState.RESET || (verb.equals("ibv_post_send") && lastState != QpState.RTS
                 && lastState != QpState.SQD)) {
             detail += " (a QP must be in " + (verb.equals("ibv_post_send") ? "RTS to send" : "INIT or later to receive")
                     + ")";
         }
-        return new PostException(verb, rc, index, detail);
+        return new PostException(verb, errno, index, detail);
     }
 
     @Override
