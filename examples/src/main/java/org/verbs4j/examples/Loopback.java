@@ -173,8 +173,7 @@ public final class Loopback {
 
             int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                     | (dev.supportsAtomics() ? Access.REMOTE_ATOMIC : 0);
-            // whole pages: allocateMemory of a length that is not a multiple of the page size fails today
-            // (JnrProtectionDomain.allocateMemory, alignedSlice rounds the capacity down)
+            // whole pages, so that both regions are page-aligned and the same size
             long bufferLength = (atomicOff + 64 + 4095) & ~4095L;
             // one CQ for both QPs, sized for the worst case: every send and receive slot of both QPs (2 x (16 + 16))
             // holding a signaled request at once; a CQ that overruns loses completions
