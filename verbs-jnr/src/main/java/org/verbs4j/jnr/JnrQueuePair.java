@@ -257,9 +257,9 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             }
         }
         if (pd.jnrContext().device().transportType() == org.verbs4j.api.TransportType.IWARP
-                && (a.state() == QpState.RTR || a.state() == QpState.RTS)) {
-            return "iWARP queue pairs are connected by rdma_cm (it moves them to RTS); they cannot be moved to "
-                    + "RTR/RTS by hand";
+                && a.state() == QpState.RTS) {
+            return "iWARP queue pairs are connected by rdma_cm, which moves them to RTS over its TCP connection; "
+                    + "they cannot be moved to RTS by hand";
         }
         return null;
     }
