@@ -66,6 +66,7 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
 
     @Override
     public MemoryRegion allocateMemory(long length, int access) {
+        checkOpen();
         if (length <= 0) {
             throw new IllegalArgumentException("length " + length + ": must be positive");
         }

@@ -45,6 +45,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     /** The state the last successful modify set: explains a failed post without a query on the hot path. */
     private volatile QpState lastState = QpState.RESET;
 
+    static {
+        LibC.currentErrno(); // load libc's functions now, not in a failure path where errno must survive
+    }
+
     private JnrQueuePair(JnrProtectionDomain pd, long qp, QpType type, JnrCompletionQueue sendCq,
             JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq, QpCapabilities capabilities) {
         super(pd);
@@ -379,7 +383,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         RawMemory.putAddress(badWr, 0L);
         int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, wrs.address(), badWr);
         if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+            throw postFailure("ibv_post_send", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
         }
     }
 
@@ -393,15 +397,23 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         RawMemory.putAddress(badRecv, 0L);
         int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, wrs.address(), badRecv);
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, wrs.indexOf(RawMemory.getAddress(badRecv)), wrs.count());
+            throw postFailure("ibv_post_recv", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badRecv)), wrs.count());
         }
     }
 
     /** Out of line: keeps the post methods small enough to inline. */
-    private PostException postFailure(String verb, int rc, int index, int count) {
-        // providers return a positive errno; siw returns it negated
-        int errno = Math.abs(rc);
-        String detail = toString() + ", " + count + " chained, state " + lastState;
+    /**
+     * The errno of a failed post. Providers return a positive errno; siw returns -1 (its doorbell write()
+     * failed) and leaves the cause in errno, which the fast path did not save: read it at once, before
+     * anything else can touch it.
+     */
+    static int errnoOf(int rc) {
+        return rc == -1 ? LibC.currentErrno() : Math.abs(rc);
+    }
+
+    private PostException postFailure(String verb, int rc, int errno, int index, int count) {
+        String detail = toString() + ", " + count + " chained, state " + lastState
+                + (rc == -1 ? ", the provider returned -1 with this errno" : "");
         if (lastState == QpState.RESET || (verb.equals("ibv_post_send") && lastState != QpState.RTS
                 && lastState != QpState.SQD)) {
             detail += " (a QP must be in " + (verb.equals("ibv_post_send") ? "RTS to send" : "INIT or later to receive")

@@ -79,8 +79,8 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
         RawMemory.putAddress(badWr, 0L);
         int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postFn, srq, wrs.address(), badWr);
         if (rc != 0) {
-            throw new PostException("ibv_post_srq_recv", Math.abs(rc), wrs.indexOf(RawMemory.getAddress(badWr)),
-                    toString());
+            throw new PostException("ibv_post_srq_recv", JnrQueuePair.errnoOf(rc),
+                    wrs.indexOf(RawMemory.getAddress(badWr)), toString());
         }
     }
 

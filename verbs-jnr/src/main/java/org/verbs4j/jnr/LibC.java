@@ -11,10 +11,21 @@ import org.verbs4j.api.internal.RawMemory;
 final class LibC {
     private static final short POLLIN = 1;
     private static final NativeFunction POLL;
+    private static final NativeFunction ERRNO_LOCATION;
 
     static {
         Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
         POLL = NativeFunction.of(libc, "poll", SINT32, POINTER, UINT64, SINT32);
+        ERRNO_LOCATION = NativeFunction.of(libc, "__errno_location", POINTER);
+    }
+
+    /**
+     * This thread's C errno as it is now. Used right after a fast-path call (which does not save errno)
+     * failed with -1: nothing in between touches errno, so it still holds the provider's reason.
+     */
+    static int currentErrno() {
+        long p = ERRNO_LOCATION.call0();
+        return p == 0 ? 0 : RawMemory.getInt(p);
     }
 
     private LibC() {

@@ -49,6 +49,10 @@ final class NativeFunction {
         return address;
     }
 
+    long call0() {
+        return INVOKER.invokeL0(context, checked());
+    }
+
     long call(long a) {
         return INVOKER.invokeL1(context, checked(), a);
     }

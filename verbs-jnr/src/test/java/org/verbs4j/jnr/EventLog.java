@@ -1,0 +1,75 @@
+package org.verbs4j.jnr;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.verbs4j.api.AsyncEvent;
+import org.verbs4j.api.AsyncEventListener;
+import org.verbs4j.api.AsyncEventType;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.internal.RawMemory;
+
+/** Records a context's asynchronous events for a test; {@link #close()} stops delivery. */
+final class EventLog implements AsyncEventListener, AutoCloseable {
+    private final DeviceContext ctx;
+    private final List<AsyncEvent> events = new CopyOnWriteArrayList<>();
+
+    private EventLog(DeviceContext ctx) {
+        this.ctx = ctx;
+    }
+
+    static EventLog on(DeviceContext ctx) {
+        EventLog log = new EventLog(ctx);
+        ctx.setAsyncEventListener(log);
+        return log;
+    }
+
+    @Override
+    public void onEvent(AsyncEvent event) {
+        events.add(event);
+    }
+
+    List<AsyncEvent> events() {
+        return List.copyOf(events);
+    }
+
+    /** The first event matching, waiting up to {@code millis}; null when none came. */
+    AsyncEvent await(Predicate<AsyncEvent> p, long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        do {
+            for (AsyncEvent e : events) {
+                if (p.test(e)) {
+                    return e;
+                }
+            }
+            QpPair.sleep(10);
+        } while (System.nanoTime() - deadline < 0);
+        return null;
+    }
+
+    AsyncEvent await(AsyncEventType type, Object element, long millis) {
+        return await(e -> e.type() == type && (element == null || e.element() == element), millis);
+    }
+
+    long count(AsyncEventType type) {
+        return events.stream().filter(e -> e.type() == type).count();
+    }
+
+    /** libibverbs' own text for an event type ({@code ibv_event_type_str}). */
+    static String nativeText(AsyncEventType t) {
+        return RawMemory.getString(JnrBackend.lib().ibv_event_type_str(t.value()), 128);
+    }
+
+    @Override
+    public void close() {
+        if (!ctx.isClosed()) {
+            ctx.setAsyncEventListener(null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return events.toString();
+    }
+}
