@@ -14,7 +14,10 @@ public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
         Objects.requireNonNull(gid, "gid (use Gid.ZERO when there is none)");
     }
 
-    /** The 52-character message of rdma-core's pingpong examples: {@code LLLL:QQQQQQ:PPPPPP:GGGG...}. */
+    /**
+     * The message of rdma-core's pingpong examples, {@code LLLL:QQQQQQ:PPPPPP:GGGG...}: 51 characters, sent
+     * as 52 bytes with the trailing NUL.
+     */
     public String toWire() {
         return String.format("%04x:%06x:%06x:%s", lid & 0xffff, qpn & 0xffffff, psn & 0xffffff, gid.toHex());
     }

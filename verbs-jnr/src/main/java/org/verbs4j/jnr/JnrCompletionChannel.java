@@ -16,6 +16,10 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
     private final JnrDeviceContext context;
     private final long channel;
     private final int fd;
+    /** pollfd (8 bytes), then ibv_get_cq_event's two out-pointers: the event path allocates nothing. */
+    private final long scratch = RawMemory.allocate(24);
+    /** The CQs that report to this channel (few; copied on change, scanned per event without boxing). */
+    private volatile JnrCompletionQueue[] attached = new JnrCompletionQueue[0];
 
     JnrCompletionChannel(JnrDeviceContext context, long channel) {
         super(context);
@@ -41,6 +45,17 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_comp_channel", rc, toString());
         }
+        RawMemory.free(scratch);
+    }
+
+    synchronized void attach(JnrCompletionQueue cq) {
+        JnrCompletionQueue[] a = java.util.Arrays.copyOf(attached, attached.length + 1);
+        a[a.length - 1] = cq;
+        attached = a;
+    }
+
+    synchronized void detach(JnrCompletionQueue cq) {
+        attached = java.util.Arrays.stream(attached).filter(c -> c != cq).toArray(JnrCompletionQueue[]::new);
     }
 
     @Override
@@ -48,8 +63,9 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
         return context;
     }
 
+    /** One waiter at a time per channel (they share the native scratch memory); others queue behind it. */
     @Override
-    public CompletionQueue awaitEvent(long timeout, TimeUnit unit) {
+    public synchronized CompletionQueue awaitEvent(long timeout, TimeUnit unit) {
         checkOpen();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
@@ -58,28 +74,25 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
                 return null;
             }
             int slice = (int) Math.min(SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
-            if (LibC.awaitReadable(fd, slice)) {
+            if (LibC.awaitReadable(scratch, fd, slice)) {
                 break;
             }
             checkOpen();
         }
-        long out = RawMemory.allocate(16);
-        try {
-            int rc = JnrBackend.lib().ibv_get_cq_event(channel, out, out + 8);
-            if (rc != 0) {
-                throw new VerbsException("ibv_get_cq_event", JnrBackend.lastErrno(), toString());
-            }
-            long cq = RawMemory.getAddress(out);
-            // ack at once: ibv_destroy_cq waits for every event to be acknowledged
-            JnrBackend.lib().ibv_ack_cq_events(cq, 1);
-            Object o = context.lookup(cq);
-            if (o instanceof JnrCompletionQueue) {
-                return (JnrCompletionQueue) o;
-            }
-            throw new IllegalStateException("completion event for an unknown CQ 0x" + Long.toHexString(cq));
-        } finally {
-            RawMemory.free(out);
+        long out = scratch + 8;
+        int rc = JnrBackend.lib().ibv_get_cq_event(channel, out, out + 8);
+        if (rc != 0) {
+            throw new VerbsException("ibv_get_cq_event", JnrBackend.lastErrno(), toString());
         }
+        long cq = RawMemory.getAddress(out);
+        // ack at once: ibv_destroy_cq waits for every event to be acknowledged
+        JnrBackend.lib().ibv_ack_cq_events(cq, 1);
+        for (JnrCompletionQueue q : attached) {
+            if (q.nativeAddress() == cq) {
+                return q;
+            }
+        }
+        throw new IllegalStateException("completion event for an unknown CQ 0x" + Long.toHexString(cq));
     }
 
     @Override

@@ -33,6 +33,14 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
         this.capacity = RawMemory.getInt(cq + Layout.CQ_CQE);
         describeForLeakReport(context.device().name() + " cq 0x" + Long.toHexString(cq) + " (" + capacity + " entries)");
         context.register(cq, this);
+        if (channel != null) {
+            channel.attach(this);
+        }
+    }
+
+    /** The native address, without the open check (for event dispatch). */
+    long nativeAddress() {
+        return cq;
     }
 
     long address() {
@@ -52,6 +60,9 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
             throw new VerbsException("ibv_destroy_cq", rc, toString());
         }
         context.unregister(cq);
+        if (channel != null) {
+            channel.detach(this);
+        }
     }
 
     @Override

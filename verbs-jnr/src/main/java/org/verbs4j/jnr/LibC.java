@@ -36,21 +36,28 @@ final class LibC {
      * EINTR counts as not readable yet.
      */
     static boolean awaitReadable(int fd, int timeoutMillis) {
-        long pfd = RawMemory.allocate(8); // struct pollfd { int fd; short events; short revents; }
+        long pfd = RawMemory.allocate(8);
         try {
-            RawMemory.putInt(pfd, fd);
-            RawMemory.putShort(pfd + 4, POLLIN);
-            int rc = (int) POLL.call(pfd, 1, timeoutMillis);
-            if (rc < 0) {
-                int errno = NativeFunction.errno();
-                if (errno == 4) {
-                    return false;
-                }
-                throw new org.verbs4j.api.VerbsException("poll", errno, "fd " + fd);
-            }
-            return rc > 0 && (RawMemory.getShort(pfd + 6) & POLLIN) != 0;
+            return awaitReadable(pfd, fd, timeoutMillis);
         } finally {
             RawMemory.free(pfd);
         }
+    }
+
+    /** Like {@link #awaitReadable(int, int)}, with the caller's 8 bytes for the {@code struct pollfd}: no allocation. */
+    static boolean awaitReadable(long pollfd, int fd, int timeoutMillis) {
+        // struct pollfd { int fd; short events; short revents; }
+        RawMemory.putInt(pollfd, fd);
+        RawMemory.putShort(pollfd + 4, POLLIN);
+        RawMemory.putShort(pollfd + 6, (short) 0);
+        int rc = (int) POLL.call(pollfd, 1, timeoutMillis);
+        if (rc < 0) {
+            int errno = NativeFunction.errno();
+            if (errno == 4) {
+                return false;
+            }
+            throw new org.verbs4j.api.VerbsException("poll", errno, "fd " + fd);
+        }
+        return rc > 0 && (RawMemory.getShort(pollfd + 6) & POLLIN) != 0;
     }
 }

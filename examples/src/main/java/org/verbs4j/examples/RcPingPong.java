@@ -1,0 +1,113 @@
+package org.verbs4j.examples;
+
+import java.io.PrintStream;
+import org.verbs4j.api.AddressVector;
+import org.verbs4j.api.LinkLayer;
+import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpEndpoint;
+import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpType;
+import org.verbs4j.api.VerbsException;
+
+/**
+ * rdma-core's {@code ibv_rc_pingpong} in Java, wire-compatible with it in both roles: same options, same TCP
+ * exchange, same queue pair attributes, same output, same exit status. Usage, as the C tool:
+ *
+ * <pre>
+ * examples/bin/rc-pingpong [options]          # server: wait for a client
+ * examples/bin/rc-pingpong [options] HOST     # client: connect to the server on HOST
+ *   -p PORT (18515) -d DEVICE -i IB_PORT (1) -s SIZE (4096) -m MTU (1024) -r RX_DEPTH (500)
+ *   -n ITERS (1000) -l SL (0) -e (sleep on CQ events) -g GID_INDEX -c (validate received buffer)
+ * </pre>
+ *
+ * On RoCE give {@code -g} the index of a RoCE GID (e.g. {@code -g 1} for the IPv4-mapped GID of Soft-RoCE in
+ * the lab): without a GID the QP has no GRH and RoCE cannot route it, exactly as with the C tool.
+ *
+ * <p>The connection: RC QP with 1 send and {@code rx_depth} receive entries, INIT (P_Key index 0, no remote
+ * access), RTR (path MTU {@code -m}, max_dest_rd_atomic 1, min_rnr_timer 12, a GRH with hop limit 1 and
+ * sgid_index {@code -g} when the peer's GID has a non-zero interface id), RTS (timeout 14, retry 7, RNR retry
+ * 7, max_rd_atomic 1). The server connects its QP after reading the client's address, then answers.
+ */
+public final class RcPingPong extends PingPongSession {
+
+    RcPingPong(PingPongOptions o, PrintStream out, PrintStream err) {
+        super(o, out, err);
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the tool with {@code args}; returns its exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        return launch(PingPongOptions.Tool.RC, args, out, err, o -> new RcPingPong(o, out, err));
+    }
+
+    @Override
+    protected QpType qpType() {
+        return QpType.RC;
+    }
+
+    @Override
+    protected int bufferLength() {
+        return size;
+    }
+
+    @Override
+    protected int messageOffset() {
+        return 0;
+    }
+
+    @Override
+    protected int receiveLength() {
+        return size;
+    }
+
+    @Override
+    protected void toInit() {
+        try {
+            qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(o.ibPort).accessFlags(0));
+        } catch (VerbsException e) {
+            throw new PingPongFailure("Failed to modify QP to INIT\n(" + e.getMessage() + ")", e);
+        }
+    }
+
+    @Override
+    protected void checkPort(PortAttributes port) {
+        if (port.linkLayer() != LinkLayer.ETHERNET && port.lid() == 0) {
+            throw new PingPongFailure("Couldn't get local LID");
+        }
+    }
+
+    @Override
+    protected String gidFailure(int index) {
+        return "can't read sgid of index " + index;
+    }
+
+    @Override
+    protected boolean udLocalLine() {
+        return false;
+    }
+
+    /** {@code pp_connect_ctx}: RTR towards {@code remote}, then RTS. */
+    @Override
+    protected void connect(QpEndpoint remote, int myPsn) {
+        AddressVector av = new AddressVector().port(o.ibPort).dlid(remote.lid()).serviceLevel(o.sl).srcPathBits(0);
+        if (remote.gid().interfaceId() != 0) {
+            av.grh(remote.gid(), o.gidIndex).hopLimit(1);
+        }
+        try {
+            qp.modify(new QpAttributes().state(QpState.RTR).addressVector(av).pathMtu(o.mtu)
+                    .destQpNum(remote.qpn()).rqPsn(remote.psn()).maxDestRdAtomic(1).minRnrTimer(12));
+        } catch (VerbsException e) {
+            throw new PingPongFailure("Failed to modify QP to RTR\n(" + e.getMessage() + ")", e);
+        }
+        try {
+            qp.modify(new QpAttributes().state(QpState.RTS).timeout(14).retryCount(7).rnrRetry(7).sqPsn(myPsn)
+                    .maxRdAtomic(1));
+        } catch (VerbsException e) {
+            throw new PingPongFailure("Failed to modify QP to RTS\n(" + e.getMessage() + ")", e);
+        }
+    }
+}
