@@ -92,6 +92,18 @@ public final class Rdma {
         return device(name).open();
     }
 
+    /**
+     * A new rdma_cm {@link org.verbs4j.api.cm.ConnectionManager} (one event channel, one event thread)
+     * from the backend in use; close it when done.
+     */
+    public static org.verbs4j.api.cm.ConnectionManager connectionManager() {
+        VerbsBackend b = backend();
+        if (b == null) {
+            throw new NoSuchDeviceException("rdma_cm is not available: " + whyNoBackend());
+        }
+        return b.connectionManager();
+    }
+
     private static String whyNoBackend() {
         List<VerbsBackend> all = backends();
         if (all.isEmpty()) {

@@ -115,6 +115,11 @@ public final class JnrBackend implements VerbsBackend {
     }
 
     @Override
+    public org.verbs4j.api.cm.ConnectionManager connectionManager() {
+        return new JnrConnectionManager(this);
+    }
+
+    @Override
     public DeviceContext open(RdmaDevice device) {
         if (device.backend() != this || !(device.handle() instanceof Long)) {
             throw new IllegalArgumentException(device + " was not listed by the jnr backend");

@@ -13,6 +13,9 @@ import com.kenai.jffi.Library;
  */
 final class LibRdmacm {
     static final int RDMA_PS_TCP = 0x0106;
+    // rdma_set_option
+    static final int RDMA_OPTION_ID = 0;
+    static final int RDMA_OPTION_ID_TOS = 0;
 
     // struct rdma_cm_id
     static final int ID_VERBS = 0;
@@ -59,6 +62,7 @@ final class LibRdmacm {
     final NativeFunction getCmEvent;
     final NativeFunction ackCmEvent;
     final NativeFunction eventStr;
+    final NativeFunction setOption;
 
     private LibRdmacm(Library lib) {
         createEventChannel = NativeFunction.of(lib, "rdma_create_event_channel", POINTER);
@@ -77,6 +81,8 @@ final class LibRdmacm {
         getCmEvent = NativeFunction.of(lib, "rdma_get_cm_event", SINT32, POINTER, POINTER);
         ackCmEvent = NativeFunction.of(lib, "rdma_ack_cm_event", SINT32, POINTER);
         eventStr = NativeFunction.of(lib, "rdma_event_str", POINTER, SINT32);
+        setOption = NativeFunction.of(lib, "rdma_set_option", SINT32, POINTER, SINT32, SINT32, POINTER,
+                com.kenai.jffi.Type.UINT64);
     }
 
     /** librdmacm, loaded once; throws with what to install when it is missing. */

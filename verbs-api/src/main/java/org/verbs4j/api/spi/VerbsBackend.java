@@ -28,4 +28,12 @@ public interface VerbsBackend {
 
     /** Opens a device this backend listed. */
     DeviceContext open(RdmaDevice device);
+
+    /**
+     * A new rdma_cm connection manager (its own event channel and event thread). Backends without
+     * librdmacm keep this default.
+     */
+    default org.verbs4j.api.cm.ConnectionManager connectionManager() {
+        throw new UnsupportedOperationException("the " + name() + " backend has no rdma_cm connection manager");
+    }
 }

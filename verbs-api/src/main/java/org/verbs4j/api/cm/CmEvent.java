@@ -1,0 +1,21 @@
+package org.verbs4j.api.cm;
+
+/**
+ * One {@code struct rdma_cm_event}, copied before it was acknowledged.
+ *
+ * @param type   the event ({@code null} only for a value this version does not know: see {@code rawType})
+ * @param rawType the C value of {@code event}
+ * @param status {@code status}: 0, a negative errno, or (IB/RoCE REJECTED) the IB CM reject reason
+ * @param privateData the private data the event carried (empty when none)
+ */
+public record CmEvent(CmEventType type, int rawType, int status, byte[] privateData) {
+
+    public CmEvent {
+        privateData = privateData == null ? new byte[0] : privateData;
+    }
+
+    @Override
+    public String toString() {
+        return (type == null ? "RDMA_CM_EVENT_" + rawType : type.text()) + " (status " + status + ")";
+    }
+}

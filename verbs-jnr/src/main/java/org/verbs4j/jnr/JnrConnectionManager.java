@@ -1,0 +1,212 @@
+package org.verbs4j.jnr;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.verbs4j.api.cm.CmEvent;
+import org.verbs4j.api.cm.CmEventType;
+import org.verbs4j.api.cm.CmException;
+import org.verbs4j.api.cm.CmId;
+import org.verbs4j.api.cm.ConnectionManager;
+import org.verbs4j.api.cm.ConnectionParameters;
+import org.verbs4j.api.internal.RawMemory;
+
+/**
+ * {@link ConnectionManager} over librdmacm: one {@code rdma_event_channel}, one daemon thread that
+ * polls its fd (100 ms timeout, so {@link #close()} stops it), copies and acks each event at once (so
+ * {@code rdma_destroy_id} never waits on us), then hands it to the {@link JnrCmId} it belongs to.
+ */
+final class JnrConnectionManager implements ConnectionManager {
+    private static final Logger LOG = LoggerFactory.getLogger(JnrConnectionManager.class);
+    private static final AtomicInteger COUNT = new AtomicInteger();
+    private static final int POLL_MS = 100;
+
+    final LibRdmacm cm;
+    private final JnrBackend backend;
+    private final long channel;
+    private final int fd;
+    private final Map<Long, JnrCmId> ids = new ConcurrentHashMap<>();
+    private final Map<Long, JnrDeviceContext> contexts = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    JnrConnectionManager(JnrBackend backend) {
+        this.backend = backend;
+        this.cm = LibRdmacm.get();
+        long ch = cm.createEventChannel.call0();
+        if (ch == 0) {
+            int errno = NativeFunction.errno();
+            throw new CmException("rdma_create_event_channel", errno, null,
+                    "check that /dev/infiniband/rdma_cm exists and is readable and writable (modprobe rdma_ucm)");
+        }
+        channel = ch;
+        fd = RawMemory.getInt(channel + LibRdmacm.CHANNEL_FD);
+        thread = new Thread(this::run, "verbs4j-rdma-cm-" + COUNT.incrementAndGet());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public CmId createId() {
+        if (closed) {
+            throw new IllegalStateException("the ConnectionManager is closed");
+        }
+        long out = RawMemory.allocate(8);
+        try {
+            if (cm.createId.call(channel, out, 0, LibRdmacm.RDMA_PS_TCP) != 0) {
+                int errno = NativeFunction.errno();
+                throw new CmException("rdma_create_id", errno, "RDMA_PS_TCP", JnrCmId.hint("rdma_create_id", errno));
+            }
+            long id = RawMemory.getAddress(out);
+            JnrCmId c = new JnrCmId(this, id, null);
+            ids.put(id, c);
+            return c;
+        } finally {
+            RawMemory.free(out);
+        }
+    }
+
+    JnrDeviceContext contextFor(long verbs) {
+        if (closed) {
+            throw new IllegalStateException("the ConnectionManager is closed");
+        }
+        return contexts.computeIfAbsent(verbs, backend::adoptContext);
+    }
+
+    void unregister(JnrCmId id) {
+        ids.remove(id.id, id);
+    }
+
+    private void run() {
+        try {
+            while (!closed) {
+                if (!LibC.awaitReadable(fd, POLL_MS) || closed) {
+                    continue;
+                }
+                readOne();
+            }
+        } catch (Throwable t) {
+            if (!closed) {
+                LOG.error("rdma_cm event thread failed; failing every waiting call", t);
+                for (JnrCmId id : ids.values()) {
+                    id.fail(null, 0, "the rdma_cm event thread failed: " + t);
+                }
+            }
+        }
+    }
+
+    private void readOne() {
+        long out = RawMemory.allocate(8);
+        long ev;
+        try {
+            if (cm.getCmEvent.call(channel, out) != 0) {
+                int errno = NativeFunction.errno();
+                if (errno == 4 || errno == 11) { // EINTR, EAGAIN
+                    return;
+                }
+                throw new CmException("rdma_get_cm_event", errno, null, "");
+            }
+            ev = RawMemory.getAddress(out);
+        } finally {
+            RawMemory.free(out);
+        }
+        long id = RawMemory.getAddress(ev + LibRdmacm.EVENT_ID);
+        long listenId = RawMemory.getAddress(ev + LibRdmacm.EVENT_LISTEN_ID);
+        int raw = RawMemory.getInt(ev + LibRdmacm.EVENT_EVENT);
+        int status = RawMemory.getInt(ev + LibRdmacm.EVENT_STATUS);
+        CmEventType type = CmEventType.of(raw);
+        ConnectionParameters params = null;
+        byte[] data = null;
+        if (type == CmEventType.CONNECT_REQUEST || type == CmEventType.CONNECT_RESPONSE
+                || type == CmEventType.ESTABLISHED || type == CmEventType.REJECTED) {
+            long p = ev + LibRdmacm.EVENT_PARAM;
+            long dataPtr = RawMemory.getAddress(p + LibRdmacm.CP_PRIVATE_DATA);
+            int len = RawMemory.getByte(p + LibRdmacm.CP_PRIVATE_DATA_LEN) & 0xff;
+            data = new byte[dataPtr == 0 ? 0 : len];
+            if (data.length > 0) {
+                RawMemory.copyToArray(dataPtr, data, 0, data.length);
+            }
+            if (type == CmEventType.CONNECT_REQUEST) {
+                params = new ConnectionParameters(data.length > ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX
+                        ? java.util.Arrays.copyOf(data, ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX) : data,
+                        RawMemory.getByte(p + LibRdmacm.CP_RESPONDER_RESOURCES) & 0xff,
+                        RawMemory.getByte(p + LibRdmacm.CP_INITIATOR_DEPTH) & 0xff,
+                        Math.min(7, RawMemory.getByte(p + LibRdmacm.CP_RETRY_COUNT) & 0xff),
+                        Math.min(7, RawMemory.getByte(p + LibRdmacm.CP_RNR_RETRY_COUNT) & 0xff),
+                        RawMemory.getByte(p + LibRdmacm.CP_FLOW_CONTROL) != 0);
+            }
+        }
+        cm.ackCmEvent.call(ev); // before dispatch: rdma_destroy_id waits for the acks of its events
+        CmEvent event = new CmEvent(type, raw, status, data);
+        LOG.debug("rdma_cm event {} on id 0x{}", event, Long.toHexString(id));
+        if (type == CmEventType.CONNECT_REQUEST) {
+            JnrCmId listener = ids.get(listenId);
+            JnrCmId child = new JnrCmId(this, id, listener);
+            ids.put(id, child);
+            if (listener == null || closed || !listener.offerRequest(child, params)) {
+                LOG.debug("connect request for a closed listener: rejected");
+                cm.reject.call(id, 0, 0);
+                child.close();
+            }
+            return;
+        }
+        JnrCmId target = ids.get(id);
+        if (target != null) {
+            target.onEvent(event);
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        RuntimeException first = null;
+        for (JnrCmId id : new ArrayList<>(ids.values())) {
+            try {
+                id.closeBy("the ConnectionManager was closed");
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!thread.isAlive()) {
+            cm.destroyEventChannel.call(channel);
+        } else {
+            LOG.warn("rdma_cm event thread did not stop; leaking its event channel");
+        }
+        List<JnrDeviceContext> ctxs = new ArrayList<>(contexts.values());
+        contexts.clear();
+        for (JnrDeviceContext c : ctxs) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ConnectionManager[fd " + fd + ", " + ids.size() + " ids" + (closed ? ", closed" : "") + "]";
+    }
+}
