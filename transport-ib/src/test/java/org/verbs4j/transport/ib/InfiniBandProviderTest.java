@@ -1,5 +1,10 @@
 package org.verbs4j.transport.ib;
 
+import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpAttrMask;
+import org.verbs4j.api.Mtu;
+import org.verbs4j.api.Access;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -316,5 +321,57 @@ class InfiniBandProviderTest {
         QpEndpoint remote = new QpEndpoint(4, 1, 1, Gid.of(0xfec0000000000001L, 1));
         assertEquals(ib.addressVector(SCORPIO_IB.attributes(), gid0(SCORPIO_IB), remote, null).toString(),
                 ib.addressVector(SCORPIO_IB.attributes(), gid0(SCORPIO_IB), remote, FabricOptions.defaults()).toString());
+    }
+
+    // ------------------------------------------------------------------ the transitions of a manual connection
+
+    /**
+     * INIT/RTR/RTS between two recorded HDR HCAs of different hosts: the path MTU is the port's active MTU
+     * unless the options lower it, the address is the peer's LID, and the timers are the pingpong tools'.
+     */
+    @Test
+    void transitionAttributesBetweenRecordedHcas() {
+        PortAttributes port = SCORPIO_IB.attributes();
+        QpAttributes init = ib.initAttributes(port, Access.LOCAL_WRITE | Access.REMOTE_READ,
+                FabricOptions.defaults().pkeyIndex(2));
+        assertEquals(QpState.INIT, init.state());
+        assertEquals(1, init.port());
+        assertEquals(2, init.pkeyIndex());
+        assertEquals(Access.LOCAL_WRITE | Access.REMOTE_READ, init.accessFlags());
+        assertEquals(QpAttrMask.STATE | QpAttrMask.PORT | QpAttrMask.PKEY_INDEX | QpAttrMask.ACCESS_FLAGS, init.mask());
+
+        QpEndpoint peer = endpointOf(UCX_ACTIVE, 0x1234);
+        QpAttributes rtr = ib.readyToReceiveAttributes(port, gid0(SCORPIO_IB), peer, null, 4, null);
+        assertEquals(QpState.RTR, rtr.state());
+        assertEquals(port.activeMtu(), rtr.pathMtu());
+        assertEquals(0x1234, rtr.destQpNum());
+        assertEquals(0x424242, rtr.rqPsn());
+        assertEquals(4, rtr.maxDestRdAtomic());
+        assertEquals(FabricProvider.DEFAULT_MIN_RNR_TIMER, rtr.minRnrTimer());
+        assertEquals(UCX_ACTIVE.attributes().lid(), rtr.addressVector().dlid());
+        assertFalse(rtr.addressVector().isGlobal(), "same subnet prefix: no GRH");
+        assertEquals(QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
+                | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER, rtr.mask());
+
+        FabricOptions lower = FabricOptions.defaults().mtu(Mtu.MTU_1024).minRnrTimer(1);
+        assertEquals(Mtu.MTU_1024, ib.pathMtu(port, lower));
+        PortAttributes small = Recorded.withActiveMtu(port, Mtu.MTU_2048);
+        assertEquals(Mtu.MTU_2048, ib.pathMtu(small, FabricOptions.defaults().mtu(Mtu.MTU_4096)),
+                "an option above the port's active MTU does not raise it");
+        QpAttributes rtr2 = ib.readyToReceiveAttributes(port, gid0(SCORPIO_IB), peer, null, 1, lower);
+        assertEquals(Mtu.MTU_1024, rtr2.pathMtu());
+        assertEquals(1, rtr2.minRnrTimer());
+
+        QpAttributes rts = ib.readyToSendAttributes(0xabcdef, 2, null);
+        assertEquals(QpState.RTS, rts.state());
+        assertEquals(0xabcdef, rts.sqPsn());
+        assertEquals(2, rts.maxRdAtomic());
+        assertEquals(14, rts.timeout());
+        assertEquals(7, rts.retryCount());
+        assertEquals(7, rts.rnrRetry());
+        QpAttributes rts2 = ib.readyToSendAttributes(1, 1, FabricOptions.defaults().timeout(20).retryCount(3).rnrRetry(0));
+        assertEquals(20, rts2.timeout());
+        assertEquals(3, rts2.retryCount());
+        assertEquals(0, rts2.rnrRetry());
     }
 }

@@ -257,4 +257,12 @@ public final class Recorded {
                 p.lid(), p.smLid(), p.lmc(), p.maxVlNum(), p.smSl(), p.subnetTimeout(), p.initTypeReply(),
                 p.activeWidth(), p.activeSpeed(), p.physState(), linkLayer, p.flags(), p.portCapFlags2());
     }
+
+    /** A copy of {@code p} with another active MTU. */
+    public static PortAttributes withActiveMtu(PortAttributes p, org.verbs4j.api.Mtu mtu) {
+        return new PortAttributes(p.portNumber(), p.state(), p.maxMtu(), mtu, p.gidTableLength(),
+                p.portCapFlags(), p.maxMsgSize(), p.badPkeyCounter(), p.qkeyViolationCounter(), p.pkeyTableLength(),
+                p.lid(), p.smLid(), p.lmc(), p.maxVlNum(), p.smSl(), p.subnetTimeout(), p.initTypeReply(),
+                p.activeWidth(), p.activeSpeed(), p.physState(), p.linkLayer(), p.flags(), p.portCapFlags2());
+    }
 }

@@ -3,7 +3,10 @@ package org.verbs4j.api.spi;
 import java.util.List;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.GidEntry;
+import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
 
@@ -56,4 +59,67 @@ public interface FabricProvider {
 
     /** False for iWARP: no receiver-not-ready retry, so senders need credits for every receive. */
     boolean hasRnrRetry();
+
+    // ---- the QP transitions of a manual connection (rdma_cm does these itself) ----
+
+    /** Default local ACK timeout exponent: 4.096 µs × 2^14 ≈ 67 ms (what rdma-core's pingpong tools use). */
+    int DEFAULT_TIMEOUT = 14;
+    /** Default transport retries and RNR retries (7 = the maximum; RNR 7 means "retry forever"). */
+    int DEFAULT_RETRY = 7;
+    /** Default minimum RNR NAK timer: 12 = 0.64 ms. */
+    int DEFAULT_MIN_RNR_TIMER = 12;
+    /** Default outstanding RDMA READs / atomics per QP in each direction. */
+    int DEFAULT_RD_ATOMIC = 1;
+
+    /**
+     * RESET → INIT of an RC/UC queue pair on {@code port}: the port, the P_Key index ({@code options.pkeyIndex()},
+     * default 0) and the remote access flags the QP accepts.
+     */
+    default QpAttributes initAttributes(PortAttributes port, int accessFlags, FabricOptions options) {
+        FabricOptions o = options != null ? options : FabricOptions.defaults();
+        return new QpAttributes().state(QpState.INIT).port(port.portNumber())
+                .pkeyIndex(o.pkeyIndex() >= 0 ? o.pkeyIndex() : 0).accessFlags(accessFlags);
+    }
+
+    /**
+     * The path MTU to use on {@code port}: the port's active MTU, lowered to {@code options.mtu()} when set.
+     * Both ends must agree; the smaller of the two ends' values is what the connection can carry.
+     */
+    default Mtu pathMtu(PortAttributes port, FabricOptions options) {
+        Mtu active = port.activeMtu();
+        Mtu wanted = options != null ? options.mtu() : null;
+        if (wanted == null || active == null) {
+            return active != null ? active : wanted;
+        }
+        return wanted.bytes() < active.bytes() ? wanted : active;
+    }
+
+    /**
+     * INIT → RTR of an RC queue pair towards {@code remote}: the address vector ({@link #addressVector}),
+     * path MTU ({@link #pathMtu}; pass the smaller of both ends' when they differ), the peer's QP number
+     * and PSN, {@code max_dest_rd_atomic} = {@code rdAtomic} and the minimum RNR timer.
+     */
+    default QpAttributes readyToReceiveAttributes(PortAttributes port, GidEntry sourceGid, QpEndpoint remote,
+            Mtu pathMtu, int rdAtomic, FabricOptions options) {
+        FabricOptions o = options != null ? options : FabricOptions.defaults();
+        return new QpAttributes().state(QpState.RTR)
+                .addressVector(addressVector(port, sourceGid, remote, o))
+                .pathMtu(pathMtu != null ? pathMtu : pathMtu(port, o))
+                .destQpNum(remote.qpn()).rqPsn(remote.psn())
+                .maxDestRdAtomic(rdAtomic)
+                .minRnrTimer(o.minRnrTimer() >= 0 ? o.minRnrTimer() : DEFAULT_MIN_RNR_TIMER);
+    }
+
+    /**
+     * RTR → RTS of an RC queue pair: our send PSN, {@code max_rd_atomic} = {@code rdAtomic}, and the
+     * transport timers (timeout, retry count, RNR retry; defaults {@link #DEFAULT_TIMEOUT},
+     * {@link #DEFAULT_RETRY}).
+     */
+    default QpAttributes readyToSendAttributes(int psn, int rdAtomic, FabricOptions options) {
+        FabricOptions o = options != null ? options : FabricOptions.defaults();
+        return new QpAttributes().state(QpState.RTS).sqPsn(psn).maxRdAtomic(rdAtomic)
+                .timeout(o.timeout() >= 0 ? o.timeout() : DEFAULT_TIMEOUT)
+                .retryCount(o.retryCount() >= 0 ? o.retryCount() : DEFAULT_RETRY)
+                .rnrRetry(o.rnrRetry() >= 0 ? o.rnrRetry() : DEFAULT_RETRY);
+    }
 }

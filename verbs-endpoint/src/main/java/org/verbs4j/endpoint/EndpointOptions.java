@@ -1,0 +1,231 @@
+package org.verbs4j.endpoint;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.verbs4j.api.spi.FabricOptions;
+
+/**
+ * What an {@link RdmaEndpoint} is made of and how it connects. Mutable and fluent; {@link Endpoints} copies
+ * the values it needs, so one instance may serve many endpoints.
+ *
+ * <pre>{@code
+ * EndpointOptions o = EndpointOptions.defaults().messageSize(4096).receiveDepth(64).rdmaRegionSize(1 << 20);
+ * }</pre>
+ */
+public final class EndpointOptions {
+    /** The largest message size: a single SEND carries at most 2^31 - 1 bytes. */
+    public static final int MAX_MESSAGE_SIZE = Integer.MAX_VALUE;
+
+    private ConnectionMode mode = ConnectionMode.RDMA_CM;
+    private String device;
+    private int port = 1;
+    private FabricOptions fabric = FabricOptions.defaults();
+    private int messageSize = 4096;
+    private int sendDepth = 16;
+    private int receiveDepth = 16;
+    private long rdmaRegionSize;
+    private int maxInlineData;
+    private int rdAtomic = 1;
+    private boolean credits = true;
+    private Duration timeout = Duration.ofSeconds(30);
+    private int backlog = 16;
+
+    public static EndpointOptions defaults() {
+        return new EndpointOptions();
+    }
+
+    /** A copy, so that later changes to this instance do not reach an endpoint being built. */
+    public EndpointOptions copy() {
+        EndpointOptions c = new EndpointOptions();
+        c.mode = mode;
+        c.device = device;
+        c.port = port;
+        c.fabric = fabric;
+        c.messageSize = messageSize;
+        c.sendDepth = sendDepth;
+        c.receiveDepth = receiveDepth;
+        c.rdmaRegionSize = rdmaRegionSize;
+        c.maxInlineData = maxInlineData;
+        c.rdAtomic = rdAtomic;
+        c.credits = credits;
+        c.timeout = timeout;
+        c.backlog = backlog;
+        return c;
+    }
+
+    /** {@link ConnectionMode#RDMA_CM} (default) or {@link ConnectionMode#MANUAL}. */
+    public EndpointOptions mode(ConnectionMode mode) {
+        this.mode = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /**
+     * The RDMA device for {@link ConnectionMode#MANUAL} (default: the first device with an active port). With
+     * rdma_cm the device is the one the address belongs to, and a name given here must match it.
+     */
+    public EndpointOptions device(String name) {
+        this.device = name;
+        return this;
+    }
+
+    /** The device port (default 1). */
+    public EndpointOptions port(int port) {
+        if (port < 1 || port > 255) {
+            throw new IllegalArgumentException("port must be 1..255, not " + port);
+        }
+        this.port = port;
+        return this;
+    }
+
+    /** The fabric options: provider, GID index/type, MTU, SL, traffic class, timers. */
+    public EndpointOptions fabric(FabricOptions fabric) {
+        this.fabric = Objects.requireNonNull(fabric, "fabric");
+        return this;
+    }
+
+    /** Bytes of each send and receive slot, the largest message {@link RdmaEndpoint#send} carries (default 4096). */
+    public EndpointOptions messageSize(int bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("messageSize must be at least 1 byte, not " + bytes);
+        }
+        this.messageSize = bytes;
+        return this;
+    }
+
+    /** Send slots, and the most sends, writes and reads in flight at once (default 16). */
+    public EndpointOptions sendDepth(int n) {
+        this.sendDepth = positive("sendDepth", n);
+        return this;
+    }
+
+    /** Receive slots, all posted at once; with credits also the most messages the peer may have in flight (default 16). */
+    public EndpointOptions receiveDepth(int n) {
+        this.receiveDepth = positive("receiveDepth", n);
+        return this;
+    }
+
+    /**
+     * Bytes of this side's RDMA region, registered for remote read and write and announced to the peer, so that
+     * it can {@link RdmaEndpoint#write} and {@link RdmaEndpoint#read} here; also the local side of this endpoint's
+     * writes and reads. 0 (default): none.
+     */
+    public EndpointOptions rdmaRegionSize(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("rdmaRegionSize must not be negative: " + bytes);
+        }
+        this.rdmaRegionSize = bytes;
+        return this;
+    }
+
+    /** Inline data the QP should accept (sends up to this size go inline; the device may give more). Default 0. */
+    public EndpointOptions maxInlineData(int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("maxInlineData must not be negative: " + bytes);
+        }
+        this.maxInlineData = bytes;
+        return this;
+    }
+
+    /** RDMA READs in flight per direction (initiator depth and responder resources; default 1). */
+    public EndpointOptions rdAtomic(int n) {
+        if (n < 0 || n > 255) {
+            throw new IllegalArgumentException("rdAtomic must be 0..255, not " + n);
+        }
+        this.rdAtomic = n;
+        return this;
+    }
+
+    /**
+     * Send credits (default on): a send waits until the peer has a receive posted for it, learned from the
+     * peer's count of posted receives, which it RDMA-writes into this side's credit word. Required on iWARP (no
+     * receiver-not-ready retry: a send that meets no receive breaks the connection); on InfiniBand and RoCE it
+     * replaces RNR NAKs and their delays. Both sides must agree.
+     */
+    public EndpointOptions credits(boolean on) {
+        this.credits = on;
+        return this;
+    }
+
+    /** Limit of every wait while connecting, and of {@link RdmaEndpoint#send} waiting for a credit (default 30 s). */
+    public EndpointOptions timeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive: " + timeout);
+        }
+        this.timeout = timeout;
+        return this;
+    }
+
+    /** Pending connections a listener queues (default 16). */
+    public EndpointOptions backlog(int n) {
+        this.backlog = positive("backlog", n);
+        return this;
+    }
+
+    private static int positive(String name, int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, not " + n);
+        }
+        return n;
+    }
+
+    public ConnectionMode mode() {
+        return mode;
+    }
+
+    public String device() {
+        return device;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public FabricOptions fabric() {
+        return fabric;
+    }
+
+    public int messageSize() {
+        return messageSize;
+    }
+
+    public int sendDepth() {
+        return sendDepth;
+    }
+
+    public int receiveDepth() {
+        return receiveDepth;
+    }
+
+    public long rdmaRegionSize() {
+        return rdmaRegionSize;
+    }
+
+    public int maxInlineData() {
+        return maxInlineData;
+    }
+
+    public int rdAtomic() {
+        return rdAtomic;
+    }
+
+    public boolean credits() {
+        return credits;
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    public int backlog() {
+        return backlog;
+    }
+
+    @Override
+    public String toString() {
+        return "EndpointOptions[mode=" + mode + ", device=" + device + ", port=" + port + ", messageSize=" + messageSize
+                + ", sendDepth=" + sendDepth + ", receiveDepth=" + receiveDepth + ", rdmaRegionSize=" + rdmaRegionSize
+                + ", maxInlineData=" + maxInlineData + ", rdAtomic=" + rdAtomic + ", credits=" + credits
+                + ", timeout=" + timeout + "]";
+    }
+}

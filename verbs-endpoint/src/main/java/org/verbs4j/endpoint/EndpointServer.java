@@ -1,0 +1,167 @@
+package org.verbs4j.endpoint;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import org.verbs4j.api.Rdma;
+import org.verbs4j.api.cm.CmId;
+import org.verbs4j.api.cm.ConnectionManager;
+import org.verbs4j.api.cm.ConnectionRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A listening endpoint, from {@link Endpoints#listen}. {@link #accept} waits for the next peer and returns it
+ * connected. With rdma_cm the accepted endpoints share this server's connection manager: close them before
+ * the server (closing the server first closes their connections too).
+ */
+public final class EndpointServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EndpointServer.class);
+
+    private final InetSocketAddress address;
+    private final EndpointOptions options;
+    private final ConnectionManager cm;
+    private final CmId listener;
+    private final TcpExchange tcp;
+    private final java.util.List<RdmaEndpoint> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    EndpointServer(InetSocketAddress address, EndpointOptions options) {
+        this.address = address;
+        this.options = options;
+        if (options.mode() == ConnectionMode.RDMA_CM) {
+            ConnectionManager c = Rdma.connectionManager();
+            try {
+                CmId l = c.createId();
+                l.bind(address);
+                l.listen(options.backlog());
+                this.cm = c;
+                this.listener = l;
+            } catch (RuntimeException e) {
+                c.close();
+                throw e;
+            }
+            this.tcp = null;
+        } else {
+            this.cm = null;
+            this.listener = null;
+            this.tcp = TcpExchange.listen(address, options.backlog());
+        }
+        LOG.debug("endpoint server listening on {} ({})", address, options.mode());
+    }
+
+    /**
+     * The address listened on (with the manual mode and port 0, the port the system chose).
+     */
+    public InetSocketAddress address() {
+        return tcp != null ? tcp.localAddress() : address;
+    }
+
+    /**
+     * Waits up to {@code timeout} for the next peer and returns its connected endpoint. A peer that is not a
+     * verbs4j endpoint is refused (rdma_cm: rejected) and the exception says so; the server keeps listening.
+     *
+     * @throws EndpointException when no peer came in time, or the connection failed
+     */
+    public RdmaEndpoint accept(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (closed) {
+            throw new IllegalStateException("endpoint server on " + address + " is closed");
+        }
+        return cm != null ? acceptCm(timeout) : acceptManual(timeout);
+    }
+
+    private RdmaEndpoint acceptCm(Duration timeout) {
+        ConnectionRequest req = listener.awaitRequest(timeout);
+        CmId id = req.id();
+        String peer = "peer of " + address;
+        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        s.mode = ConnectionMode.RDMA_CM;
+        s.options = options;
+        s.cmId = id;
+        RdmaEndpoint ep = null;
+        try {
+            Handshake theirs;
+            try {
+                theirs = Handshake.decode(req.privateData(), peer);
+            } catch (EndpointException e) {
+                id.reject("not a verbs4j endpoint".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                throw e;
+            }
+            s.context = id.context();
+            var port = Endpoints.prepare(s, "on " + address);
+            Endpoints.createResources(s, port, (pd, attrs) -> id.createQueuePair(pd, attrs));
+            ep = new RdmaEndpoint(s);
+            ep.postAllReceives();
+            ep.applyPeer(theirs, peer);
+            id.accept(Endpoints.connectionParameters(s.fabric, options, ep.localHandshake(0).encode()));
+            id.awaitEstablished(options.timeout());
+            ep.creditHandshake(false);
+            accepted.removeIf(RdmaEndpoint::isClosed);
+            accepted.add(ep);
+            return ep;
+        } catch (RuntimeException e) {
+            if (ep != null) {
+                Endpoints.closeQuietly(ep, e);
+            } else {
+                s.abandon();
+            }
+            throw e;
+        }
+    }
+
+    private RdmaEndpoint acceptManual(Duration timeout) {
+        TcpExchange.Peer peer = tcp.accept(timeout);
+        if (peer == null) {
+            throw new EndpointException("no peer connected to " + address() + " within " + timeout.toMillis() + " ms");
+        }
+        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        s.options = options;
+        Endpoints.Manual m = new Endpoints.Manual();
+        RdmaEndpoint ep = null;
+        try (peer) {
+            byte[] hello = peer.read(Endpoints.HELLO, options.timeout(), "the client's QP address and handshake");
+            ep = Endpoints.manualEndpoint(s, m, "on " + address() + " from " + peer.remote());
+            Handshake h = Endpoints.connectManual(s, m, hello, peer.remote());
+            ep.applyPeer(h, peer.remote());
+            peer.write(m.hello);
+            byte[] ready = peer.read(1, options.timeout(), "the client's ready byte");
+            if (ready[0] != Endpoints.READY) {
+                throw new EndpointException("the peer " + peer.remote() + " sent " + ready[0] + " instead of the ready byte");
+            }
+            ep.creditHandshake(false);
+            return ep;
+        } catch (RuntimeException e) {
+            if (ep != null) {
+                Endpoints.closeQuietly(ep, e);
+            }
+            throw e;
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops listening; with rdma_cm also closes the connections accepted here that are still open. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (cm != null) {
+            // the accepted endpoints' ids, QPs and device contexts belong to this connection manager
+            for (RdmaEndpoint ep : accepted) {
+                try {
+                    ep.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("closing {} with its server: {}", ep, e.toString());
+                }
+            }
+            cm.close();
+        } else {
+            tcp.close();
+        }
+    }
+}

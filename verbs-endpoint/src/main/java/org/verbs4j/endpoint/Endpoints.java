@@ -1,0 +1,297 @@
+package org.verbs4j.endpoint;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import org.verbs4j.api.Access;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.GidEntry;
+import org.verbs4j.api.Mtu;
+import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpEndpoint;
+import org.verbs4j.api.QpInitAttributes;
+import org.verbs4j.api.QpType;
+import org.verbs4j.api.QueuePair;
+import org.verbs4j.api.Rdma;
+import org.verbs4j.api.RdmaDevice;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.cm.CmId;
+import org.verbs4j.api.cm.ConnectionManager;
+import org.verbs4j.api.cm.ConnectionParameters;
+import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.spi.FabricProvider;
+import org.verbs4j.api.spi.Fabrics;
+
+/**
+ * Connects and listens: the one place application code meets the fabric's connection rules.
+ *
+ * <pre>{@code
+ * // server
+ * try (EndpointServer server = Endpoints.listen(new InetSocketAddress("10.0.0.1", 7471), options);
+ *      RdmaEndpoint ep = server.accept(Duration.ofMinutes(1))) { ... }
+ * // client
+ * try (RdmaEndpoint ep = Endpoints.connect(new InetSocketAddress("10.0.0.1", 7471), options)) { ... }
+ * }</pre>
+ *
+ * <p>With {@link ConnectionMode#RDMA_CM} (the default) the address is an IP address of an RDMA device's net
+ * device (a RoCE or iWARP NIC's Ethernet interface, or IPoIB on InfiniBand), and rdma_cm picks the device. With
+ * {@link ConnectionMode#MANUAL} it is the TCP address of the out-of-band exchange.
+ */
+public final class Endpoints {
+    /** Length of the QP address text ({@link QpEndpoint#toWire()} and its NUL) in the manual exchange. */
+    static final int QP_WIRE = 52;
+    static final int HELLO = QP_WIRE + Handshake.SIZE;
+    static final byte READY = 'R';
+
+    private Endpoints() {
+    }
+
+    /** Connects to an endpoint listening at {@code address} (see {@link #listen}). */
+    public static RdmaEndpoint connect(InetSocketAddress address, EndpointOptions options) {
+        Objects.requireNonNull(address, "address");
+        EndpointOptions o = Objects.requireNonNull(options, "options").copy();
+        return o.mode() == ConnectionMode.RDMA_CM ? connectCm(address, o) : connectManual(address, o);
+    }
+
+    /** Listens at {@code address}; {@link EndpointServer#accept} gives the connected endpoints. */
+    public static EndpointServer listen(InetSocketAddress address, EndpointOptions options) {
+        Objects.requireNonNull(address, "address");
+        return new EndpointServer(address, Objects.requireNonNull(options, "options").copy());
+    }
+
+    // ---- rdma_cm ----
+
+    private static RdmaEndpoint connectCm(InetSocketAddress address, EndpointOptions o) {
+        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        s.mode = ConnectionMode.RDMA_CM;
+        s.options = o;
+        RdmaEndpoint ep = null;
+        try {
+            s.ownedCm = Rdma.connectionManager();
+            CmId id = s.ownedCm.createId();
+            s.cmId = id;
+            id.resolveAddress(address, o.timeout());
+            id.resolveRoute(o.timeout());
+            s.context = id.context();
+            PortAttributes port = prepare(s, "to " + address);
+            createResources(s, port, (pd, attrs) -> id.createQueuePair(pd, attrs));
+            ep = new RdmaEndpoint(s);
+            ep.postAllReceives();
+            byte[] reply = id.connect(connectionParameters(s.fabric, o, ep.localHandshake(0).encode()), o.timeout());
+            ep.applyPeer(Handshake.decode(reply, address.toString()), address.toString());
+            ep.creditHandshake(true);
+            return ep;
+        } catch (RuntimeException e) {
+            if (ep != null) {
+                closeQuietly(ep, e);
+            } else {
+                s.abandon();
+            }
+            throw e;
+        }
+    }
+
+    static ConnectionParameters connectionParameters(FabricProvider fabric, EndpointOptions o, byte[] privateData) {
+        FabricOptions f = o.fabric();
+        return ConnectionParameters.defaults().withPrivateData(privateData)
+                .withResponderResources(o.rdAtomic()).withInitiatorDepth(o.rdAtomic())
+                .withRetryCount(f.retryCount() >= 0 ? f.retryCount() : FabricProvider.DEFAULT_RETRY)
+                .withRnrRetryCount(f.rnrRetry() >= 0 ? f.rnrRetry() : FabricProvider.DEFAULT_RETRY);
+    }
+
+    /**
+     * Checks the device and port, picks the fabric provider, and checks the options against the fabric's
+     * rules. Returns the port's attributes.
+     */
+    static PortAttributes prepare(RdmaEndpoint.Setup s, String where) {
+        EndpointOptions o = s.options;
+        DeviceContext ctx = s.context;
+        RdmaDevice dev = ctx.device();
+        if (o.device() != null && !o.device().equals(dev.name())) {
+            throw new EndpointException("the address " + where.replaceFirst("^(to|on) ", "") + " belongs to device "
+                    + dev.name() + ", not to " + o.device() + " as the options ask (with rdma_cm the address chooses "
+                    + "the device; leave EndpointOptions.device unset or use an address of " + o.device() + ")");
+        }
+        PortAttributes port = ctx.queryPort(o.port());
+        s.fabric = Fabrics.forPort(dev, port, o.fabric());
+        if (!o.credits() && !s.fabric.hasRnrRetry()) {
+            throw new EndpointException(dev.name() + " is on " + s.fabric.name() + ", which has no receiver-not-ready "
+                    + "retry: a send that meets no posted receive breaks the connection, so endpoints there need "
+                    + "send credits (EndpointOptions.credits(true))");
+        }
+        s.description = "endpoint " + (s.mode == ConnectionMode.RDMA_CM ? "(rdma_cm) " : "(manual) ") + where + " on "
+                + dev.name() + " port " + o.port() + " (" + s.fabric.name() + ")";
+        return port;
+    }
+
+    interface QpFactory {
+        QueuePair create(org.verbs4j.api.ProtectionDomain pd, QpInitAttributes attributes);
+    }
+
+    /** PD, CQs, QP and memory, in that order, recorded in {@code s} as they are made. */
+    static void createResources(RdmaEndpoint.Setup s, PortAttributes port, QpFactory qps) {
+        EndpointOptions o = s.options;
+        DeviceContext ctx = s.context;
+        long sendBytes = (long) o.sendDepth() * o.messageSize();
+        long recvBytes = (long) o.receiveDepth() * o.messageSize();
+        s.creditSlots = o.credits() ? o.receiveDepth() + 1 : 0;
+        int maxSendWr = o.sendDepth() + s.creditSlots;
+        s.pd = ctx.allocProtectionDomain();
+        s.sendCq = ctx.createCompletionQueue(maxSendWr);
+        s.recvCq = ctx.createCompletionQueue(o.receiveDepth());
+        int inline = Math.max(o.maxInlineData(), o.credits() ? 8 : 0);
+        QpInitAttributes attrs = new QpInitAttributes(QpType.RC, s.sendCq, s.recvCq).maxSendWr(maxSendWr)
+                .maxRecvWr(o.receiveDepth()).maxSendSge(1).maxRecvSge(1).maxInlineData(inline);
+        try {
+            s.qp = qps.create(s.pd, attrs);
+        } catch (VerbsException e) {
+            if (inline <= o.maxInlineData()) {
+                throw e;
+            }
+            // the device takes no inline data: credit writes then go from registered memory
+            s.qp = qps.create(s.pd, attrs.maxInlineData(o.maxInlineData()));
+        }
+        s.sendMr = s.pd.allocateMemory(sendBytes, Access.LOCAL_WRITE);
+        s.recvMr = s.pd.allocateMemory(recvBytes, Access.LOCAL_WRITE);
+        s.controlMr = s.pd.allocateMemory(RdmaEndpoint.CONTROL_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        s.controlMr.fill(0, RdmaEndpoint.CONTROL_SIZE, (byte) 0);
+        if (o.rdmaRegionSize() > 0) {
+            s.rdmaMr = s.pd.allocateMemory(o.rdmaRegionSize(), Access.LOCAL_WRITE | Access.REMOTE_WRITE
+                    | Access.REMOTE_READ | s.fabric.readSinkExtraAccess());
+        }
+    }
+
+    // ---- manual (TCP exchange over Netty) ----
+
+    /** What a manual endpoint keeps between creating its QP and connecting it. */
+    static final class Manual {
+        PortAttributes port;
+        GidEntry sgid;
+        int psn;
+        Mtu mtu;
+        byte[] hello;
+    }
+
+    /** Opens the device and makes the endpoint up to a QP in INIT with its receives posted. */
+    static RdmaEndpoint manualEndpoint(RdmaEndpoint.Setup s, Manual m, String where) {
+        EndpointOptions o = s.options;
+        s.mode = ConnectionMode.MANUAL;
+        s.context = openDevice(o);
+        s.ownsContext = true;
+        m.port = prepare(s, where);
+        if (!s.fabric.supportsManualConnection()) {
+            throw new EndpointException(s.context.device().name() + " is an " + s.fabric.name() + " device: its queue "
+                    + "pairs connect through rdma_cm only (ConnectionMode.RDMA_CM), not with a TCP exchange of QP "
+                    + "numbers");
+        }
+        if (!m.port.isActive()) {
+            throw new EndpointException(s.context.device().name() + " port " + o.port() + " is " + m.port.state()
+                    + ", not ACTIVE: check the link (ibstat, rdma link show) and, on InfiniBand, the subnet manager");
+        }
+        FabricOptions f = o.fabric();
+        m.sgid = s.fabric.sourceGid(m.port, s.context.queryGidTable(), f);
+        createResources(s, m.port, (pd, attrs) -> pd.createQueuePair(attrs));
+        RdmaEndpoint ep = new RdmaEndpoint(s);
+        try {
+            s.qp.modify(s.fabric.initAttributes(m.port, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+                    | s.fabric.readSinkExtraAccess(), f));
+            ep.postAllReceives();
+            m.psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
+            m.mtu = s.fabric.pathMtu(m.port, f);
+            QpEndpoint me = s.fabric.localEndpoint(m.port, m.sgid, s.qp.qpNumber(), m.psn);
+            byte[] text = me.toWire().getBytes(StandardCharsets.US_ASCII);
+            m.hello = new byte[HELLO];
+            System.arraycopy(text, 0, m.hello, 0, Math.min(text.length, QP_WIRE - 1));
+            System.arraycopy(ep.localHandshake(m.mtu == null ? 0 : m.mtu.value()).encode(), 0, m.hello, QP_WIRE,
+                    Handshake.SIZE);
+            return ep;
+        } catch (RuntimeException e) {
+            closeQuietly(ep, e);
+            throw e;
+        }
+    }
+
+    /** Moves the QP to RTR and RTS towards the peer of {@code hello}; returns the peer's handshake. */
+    static Handshake connectManual(RdmaEndpoint.Setup s, Manual m, byte[] hello, String peer) {
+        QpEndpoint remote;
+        try {
+            remote = QpEndpoint.parseWire(new String(hello, 0, QP_WIRE, StandardCharsets.US_ASCII));
+        } catch (IllegalArgumentException e) {
+            throw new EndpointException("the peer " + peer + " did not send a QP address (" + e.getMessage()
+                    + "): is it a verbs4j endpoint in manual mode?", e);
+        }
+        byte[] hs = new byte[Handshake.SIZE];
+        System.arraycopy(hello, QP_WIRE, hs, 0, Handshake.SIZE);
+        Handshake h = Handshake.decode(hs, peer);
+        Mtu mtu = m.mtu;
+        if (h.mtu() != 0) {
+            Mtu theirs = Mtu.of(h.mtu());
+            if (mtu == null || theirs.bytes() < mtu.bytes()) {
+                mtu = theirs;
+            }
+        }
+        FabricOptions f = s.options.fabric();
+        s.qp.modify(s.fabric.readyToReceiveAttributes(m.port, m.sgid, remote, mtu, s.options.rdAtomic(), f));
+        s.qp.modify(s.fabric.readyToSendAttributes(m.psn, s.options.rdAtomic(), f));
+        return h;
+    }
+
+    private static RdmaEndpoint connectManual(InetSocketAddress address, EndpointOptions o) {
+        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        s.options = o;
+        Manual m = new Manual();
+        RdmaEndpoint ep = null;
+        try {
+            ep = manualEndpoint(s, m, "to " + address);
+            try (TcpExchange.Peer peer = TcpExchange.connect(address, o.timeout())) {
+                peer.write(m.hello);
+                byte[] reply = peer.read(HELLO, o.timeout(), "the server's QP address and handshake");
+                Handshake h = connectManual(s, m, reply, peer.remote());
+                peer.write(new byte[] {READY});
+                ep.applyPeer(h, peer.remote());
+            }
+            ep.creditHandshake(true);
+            return ep;
+        } catch (RuntimeException e) {
+            if (ep != null) {
+                closeQuietly(ep, e);
+            } else {
+                s.abandon();
+            }
+            throw e;
+        }
+    }
+
+    /** {@code options.device()}, or the first device that has the options' port active. */
+    static DeviceContext openDevice(EndpointOptions o) {
+        if (o.device() != null) {
+            return Rdma.open(o.device());
+        }
+        StringBuilder seen = new StringBuilder();
+        for (RdmaDevice d : Rdma.devices()) {
+            DeviceContext ctx = d.open();
+            try {
+                if (o.port() <= ctx.queryDevice().physPortCnt() && ctx.queryPort(o.port()).isActive()) {
+                    return ctx;
+                }
+                seen.append(seen.length() == 0 ? "" : ", ").append(d.name()).append(" (port ").append(o.port())
+                        .append(' ').append(ctx.queryPort(o.port()).state()).append(')');
+            } catch (RuntimeException e) {
+                seen.append(seen.length() == 0 ? "" : ", ").append(d.name()).append(" (").append(e.getMessage())
+                        .append(')');
+            }
+            ctx.close();
+        }
+        throw new EndpointException("no RDMA device has port " + o.port() + " active"
+                + (seen.length() == 0 ? " (no RDMA device at all: check ibv_devices)" : ": " + seen));
+    }
+
+    static void closeQuietly(RdmaEndpoint ep, RuntimeException primary) {
+        try {
+            ep.close();
+        } catch (RuntimeException e) {
+            primary.addSuppressed(e);
+        }
+    }
+}
