@@ -25,6 +25,8 @@ public final class EndpointServer implements AutoCloseable {
     private final TcpExchange tcp;
     private final java.util.List<RdmaEndpoint> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** PD, CQs and memory made ahead for the next connection on the listener's device (rdma_cm, bound address). */
+    private RdmaEndpoint.Setup spare;
 
     EndpointServer(InetSocketAddress address, EndpointOptions options) {
         this.address = address;
@@ -47,6 +49,7 @@ public final class EndpointServer implements AutoCloseable {
             this.listener = null;
             this.tcp = TcpExchange.listen(address, options.backlog());
         }
+        prepareSpare();
         LOG.debug("endpoint server listening on {} ({})", address, options.mode());
     }
 
@@ -71,13 +74,47 @@ public final class EndpointServer implements AutoCloseable {
         return cm != null ? acceptCm(timeout) : acceptManual(timeout);
     }
 
+    /**
+     * With rdma_cm on a bound address the listener knows its device: make the next endpoint's PD, CQs and memory
+     * now, so that a connection request is answered with little more than a QP creation. (On iWARP the peer
+     * waits for the MPA reply ~10 s at most; a JVM that is still cold, or a loaded machine, can take that long
+     * to create and register everything.) Best effort: on any failure the next accept makes them itself.
+     */
+    private void prepareSpare() {
+        if (cm == null || closed) {
+            return;
+        }
+        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        s.mode = ConnectionMode.RDMA_CM;
+        s.options = options;
+        try {
+            s.context = listener.context();
+            if (s.context == null) {
+                return;
+            }
+            Endpoints.prepare(s, "on " + address);
+            Endpoints.createMemory(s);
+            spare = s;
+        } catch (RuntimeException e) {
+            LOG.debug("endpoint server on {}: no resources made ahead ({})", address, e.toString());
+            s.abandon();
+        }
+    }
+
     private RdmaEndpoint acceptCm(Duration timeout) {
         ConnectionRequest req = listener.awaitRequest(timeout);
         CmId id = req.id();
         String peer = "peer of " + address;
-        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
-        s.mode = ConnectionMode.RDMA_CM;
-        s.options = options;
+        RdmaEndpoint.Setup s;
+        boolean ahead = spare != null && spare.context == id.context();
+        if (ahead) {
+            s = spare;
+            spare = null;
+        } else {
+            s = new RdmaEndpoint.Setup();
+            s.mode = ConnectionMode.RDMA_CM;
+            s.options = options;
+        }
         s.cmId = id;
         RdmaEndpoint ep = null;
         try {
@@ -88,9 +125,13 @@ public final class EndpointServer implements AutoCloseable {
                 id.reject("not a verbs4j endpoint".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                 throw e;
             }
-            s.context = id.context();
-            var port = Endpoints.prepare(s, "on " + address);
-            Endpoints.createResources(s, port, (pd, attrs) -> id.createQueuePair(pd, attrs));
+            if (ahead) {
+                Endpoints.createQueuePair(s, (pd, attrs) -> id.createQueuePair(pd, attrs));
+            } else {
+                s.context = id.context();
+                var port = Endpoints.prepare(s, "on " + address);
+                Endpoints.createResources(s, port, (pd, attrs) -> id.createQueuePair(pd, attrs));
+            }
             ep = new RdmaEndpoint(s);
             ep.postAllReceives();
             ep.applyPeer(theirs, peer);
@@ -99,12 +140,12 @@ public final class EndpointServer implements AutoCloseable {
             ep.creditHandshake(false);
             accepted.removeIf(RdmaEndpoint::isClosed);
             accepted.add(ep);
+            prepareSpare();
             return ep;
         } catch (RuntimeException e) {
-            if (ep != null) {
-                Endpoints.closeQuietly(ep, e);
-            } else {
-                s.abandon();
+            Endpoints.freeFailed(ep, s, e);
+            if (spare == null) {
+                prepareSpare();
             }
             throw e;
         }
@@ -150,6 +191,10 @@ public final class EndpointServer implements AutoCloseable {
             return;
         }
         closed = true;
+        if (spare != null) {
+            spare.abandon();
+            spare = null;
+        }
         if (cm != null) {
             // the accepted endpoints' ids, QPs and device contexts belong to this connection manager
             for (RdmaEndpoint ep : accepted) {

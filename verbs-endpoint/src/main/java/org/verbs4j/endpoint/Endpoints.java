@@ -83,11 +83,7 @@ public final class Endpoints {
             ep.creditHandshake(true);
             return ep;
         } catch (RuntimeException e) {
-            if (ep != null) {
-                closeQuietly(ep, e);
-            } else {
-                s.abandon();
-            }
+            freeFailed(ep, s, e);
             throw e;
         }
     }
@@ -129,17 +125,39 @@ public final class Endpoints {
         QueuePair create(org.verbs4j.api.ProtectionDomain pd, QpInitAttributes attributes);
     }
 
-    /** PD, CQs, QP and memory, in that order, recorded in {@code s} as they are made. */
+    /** PD, CQs, QP and memory, recorded in {@code s} as they are made. */
     static void createResources(RdmaEndpoint.Setup s, PortAttributes port, QpFactory qps) {
+        createMemory(s);
+        createQueuePair(s, qps);
+    }
+
+    /**
+     * PD, CQs and registered memory: everything but the QP. A listener makes these ahead of the next connection
+     * request, so that it answers the request quickly (iWARP peers give up when the MPA reply takes ~10 s).
+     */
+    static void createMemory(RdmaEndpoint.Setup s) {
         EndpointOptions o = s.options;
         DeviceContext ctx = s.context;
         long sendBytes = (long) o.sendDepth() * o.messageSize();
         long recvBytes = (long) o.receiveDepth() * o.messageSize();
         s.creditSlots = o.credits() ? o.receiveDepth() + 1 : 0;
-        int maxSendWr = o.sendDepth() + s.creditSlots;
         s.pd = ctx.allocProtectionDomain();
-        s.sendCq = ctx.createCompletionQueue(maxSendWr);
+        s.sendCq = ctx.createCompletionQueue(o.sendDepth() + s.creditSlots);
         s.recvCq = ctx.createCompletionQueue(o.receiveDepth());
+        s.sendMr = s.pd.allocateMemory(sendBytes, Access.LOCAL_WRITE);
+        s.recvMr = s.pd.allocateMemory(recvBytes, Access.LOCAL_WRITE);
+        s.controlMr = s.pd.allocateMemory(RdmaEndpoint.CONTROL_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        s.controlMr.fill(0, RdmaEndpoint.CONTROL_SIZE, (byte) 0);
+        if (o.rdmaRegionSize() > 0) {
+            s.rdmaMr = s.pd.allocateMemory(o.rdmaRegionSize(), Access.LOCAL_WRITE | Access.REMOTE_WRITE
+                    | Access.REMOTE_READ | s.fabric.readSinkExtraAccess());
+        }
+    }
+
+    /** The RC queue pair on the PD and CQs of {@link #createMemory}. */
+    static void createQueuePair(RdmaEndpoint.Setup s, QpFactory qps) {
+        EndpointOptions o = s.options;
+        int maxSendWr = o.sendDepth() + s.creditSlots;
         int inline = Math.max(o.maxInlineData(), o.credits() ? 8 : 0);
         QpInitAttributes attrs = new QpInitAttributes(QpType.RC, s.sendCq, s.recvCq).maxSendWr(maxSendWr)
                 .maxRecvWr(o.receiveDepth()).maxSendSge(1).maxRecvSge(1).maxInlineData(inline);
@@ -151,14 +169,6 @@ public final class Endpoints {
             }
             // the device takes no inline data: credit writes then go from registered memory
             s.qp = qps.create(s.pd, attrs.maxInlineData(o.maxInlineData()));
-        }
-        s.sendMr = s.pd.allocateMemory(sendBytes, Access.LOCAL_WRITE);
-        s.recvMr = s.pd.allocateMemory(recvBytes, Access.LOCAL_WRITE);
-        s.controlMr = s.pd.allocateMemory(RdmaEndpoint.CONTROL_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        s.controlMr.fill(0, RdmaEndpoint.CONTROL_SIZE, (byte) 0);
-        if (o.rdmaRegionSize() > 0) {
-            s.rdmaMr = s.pd.allocateMemory(o.rdmaRegionSize(), Access.LOCAL_WRITE | Access.REMOTE_WRITE
-                    | Access.REMOTE_READ | s.fabric.readSinkExtraAccess());
         }
     }
 
@@ -254,11 +264,7 @@ public final class Endpoints {
             ep.creditHandshake(true);
             return ep;
         } catch (RuntimeException e) {
-            if (ep != null) {
-                closeQuietly(ep, e);
-            } else {
-                s.abandon();
-            }
+            freeFailed(ep, s, e);
             throw e;
         }
     }
@@ -285,6 +291,15 @@ public final class Endpoints {
         }
         throw new EndpointException("no RDMA device has port " + o.port() + " active"
                 + (seen.length() == 0 ? " (no RDMA device at all: check ibv_devices)" : ": " + seen));
+    }
+
+    /** After a failed set-up: closes the endpoint when it was made, else frees what the set-up made so far. */
+    static void freeFailed(RdmaEndpoint ep, RdmaEndpoint.Setup s, RuntimeException primary) {
+        if (ep != null) {
+            closeQuietly(ep, primary);
+        } else {
+            s.abandon();
+        }
     }
 
     static void closeQuietly(RdmaEndpoint ep, RuntimeException primary) {

@@ -351,4 +351,67 @@ class EndpointIT {
         assertThrows(IllegalStateException.class, () -> closed.pollReceive(WorkCompletions.allocate(1)));
         assertTrue(closed.queuePair().isClosed());
     }
+
+    /**
+     * The data path allocates nothing: one thread drives both endpoints of a connection through send,
+     * pollReceive, repostReceive (with its credit write), write and pollSend; the bytes this thread allocated
+     * over the measured loop (after a warm-up that lets the JIT compile it) must stay at JIT noise, far below
+     * one object per operation.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rxe", "siw"})
+    void dataPathAllocatesNothing(String fabric) throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(256).sendDepth(4).receiveDepth(4)
+                .rdmaRegionSize(4096).timeout(T);
+        InetSocketAddress at = next(fabric);
+        try (EndpointServer server = Endpoints.listen(at, o)) {
+            Future<RdmaEndpoint> accepted = SERVER.submit(() -> server.accept(T));
+            try (RdmaEndpoint a = Endpoints.connect(at, o); RdmaEndpoint b = accepted.get(2, TimeUnit.MINUTES);
+                    WorkCompletions wc = WorkCompletions.allocate(4)) {
+                com.sun.management.ThreadMXBean mx =
+                        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+                long tid = Thread.currentThread().getId();
+                roundTrips(a, b, wc, 3000); // warm-up
+                long before = mx.getThreadAllocatedBytes(tid);
+                int n = 3000;
+                roundTrips(a, b, wc, n);
+                long bytes = mx.getThreadAllocatedBytes(tid) - before;
+                // 3000 round trips are 24,000 data-path calls; one object per call would be >= 384 KB
+                assertTrue(bytes < 2048, fabric + ": the data path allocated " + bytes + " bytes in " + n + " round trips");
+            }
+        }
+    }
+
+    private static void roundTrips(RdmaEndpoint a, RdmaEndpoint b, WorkCompletions wc, int n) {
+        for (int i = 0; i < n; i++) {
+            a.send(0, 64);
+            spinSend(a, wc);
+            spinReceive(b, wc);
+            b.repostReceive((int) wc.wrId(0));
+            b.write(0, 8, 0, 5);
+            spinSend(b, wc);
+            b.send(1, 64);
+            spinSend(b, wc);
+            spinReceive(a, wc);
+            a.repostReceive((int) wc.wrId(0));
+        }
+    }
+
+    private static void spinSend(RdmaEndpoint ep, WorkCompletions wc) {
+        while (ep.pollSend(wc) == 0) {
+            Thread.onSpinWait();
+        }
+        if (!wc.ok(0)) {
+            throw new AssertionError("send completion " + wc.status(0));
+        }
+    }
+
+    private static void spinReceive(RdmaEndpoint ep, WorkCompletions wc) {
+        while (ep.pollReceive(wc) == 0) {
+            Thread.onSpinWait();
+        }
+        if (!wc.ok(0)) {
+            throw new AssertionError("receive completion " + wc.status(0));
+        }
+    }
 }
