@@ -36,6 +36,9 @@ public final class EndpointServer implements AutoCloseable {
             try {
                 CmId l = c.createId();
                 l.bind(address);
+                if (options.fabric().trafficClass() >= 0) {
+                    l.setTypeOfService(options.fabric().trafficClass()); // inherited by the accepted ids
+                }
                 l.listen(options.backlog());
                 this.cm = c;
                 this.listener = l;

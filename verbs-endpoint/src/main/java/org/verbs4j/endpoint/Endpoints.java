@@ -72,6 +72,9 @@ public final class Endpoints {
             CmId id = s.ownedCm.createId();
             s.cmId = id;
             id.resolveAddress(address, o.timeout());
+            if (o.fabric().trafficClass() >= 0) {
+                id.setTypeOfService(o.fabric().trafficClass()); // RoCE: the IP TOS (DSCP + ECN) of the connection
+            }
             id.resolveRoute(o.timeout());
             s.context = id.context();
             PortAttributes port = prepare(s, "to " + address);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -412,6 +413,24 @@ class EndpointIT {
         }
         if (!wc.ok(0)) {
             throw new AssertionError("receive completion " + wc.status(0));
+        }
+    }
+
+    /** FabricOptions.trafficClass becomes the rdma_cm type of service: on RoCE the QP's GRH traffic class. */
+    @Test
+    void trafficClassReachesTheQueuePairOnRoce() throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().timeout(T)
+                .fabric(org.verbs4j.api.spi.FabricOptions.defaults().trafficClass(32));
+        InetSocketAddress at = next("rxe");
+        try (EndpointServer server = Endpoints.listen(at, o)) {
+            Future<RdmaEndpoint> accepted = SERVER.submit(() -> server.accept(T));
+            try (RdmaEndpoint a = Endpoints.connect(at, o); RdmaEndpoint b = accepted.get(2, TimeUnit.MINUTES)) {
+                for (RdmaEndpoint ep : List.of(a, b)) {
+                    var av = ep.queuePair().query(org.verbs4j.api.QpAttrMask.AV).addressVector();
+                    assertTrue(av.isGlobal(), ep + ": " + av);
+                    assertEquals(32, av.trafficClass(), ep + ": " + av);
+                }
+            }
         }
     }
 }
