@@ -121,7 +121,7 @@ final class LoopbackQueuePair implements AutoCloseable {
     }
 
     /** The IPv4-mapped RoCE v2 GID of port 1 (what perftest's {@code -x} and the lab use), or the override. */
-    private static GidEntry roceV2Gid(DeviceContext c) {
+    static GidEntry roceV2Gid(DeviceContext c) {
         String forced = System.getProperty(GID_INDEX_PROPERTY);
         if (forced != null && !forced.isBlank()) {
             return c.queryGidEntry(PORT, Integer.parseInt(forced.trim()));
