@@ -15,6 +15,7 @@ import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpType;
 import org.verbs4j.api.QueuePair;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.cm.CmEvent;
@@ -24,6 +25,8 @@ import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.CmRejectedException;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
+import org.verbs4j.api.cm.PortSpace;
+import org.verbs4j.api.cm.UdParameters;
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -41,6 +44,7 @@ final class JnrCmId implements CmId {
     private final LibRdmacm cm;
     final long id;
     private final JnrCmId listener;
+    private final PortSpace portSpace;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final CmEvent[] slots = new CmEvent[4];
@@ -54,11 +58,21 @@ final class JnrCmId implements CmId {
     private volatile JnrQueuePair qp;
     private volatile boolean disconnectCalled;
 
-    JnrCmId(JnrConnectionManager mgr, long id, JnrCmId listener) {
+    JnrCmId(JnrConnectionManager mgr, long id, JnrCmId listener, PortSpace portSpace) {
         this.mgr = mgr;
         this.cm = mgr.cm;
         this.id = id;
         this.listener = listener;
+        this.portSpace = portSpace;
+    }
+
+    @Override
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    private boolean ud() {
+        return portSpace == PortSpace.UDP;
     }
 
     // ---- called by the event thread ----
@@ -238,13 +252,23 @@ final class JnrCmId implements CmId {
         if (!(pd instanceof JnrProtectionDomain jpd)) {
             throw new IllegalArgumentException(pd + " is not a jnr protection domain");
         }
+        if (ud() != (attributes.type() == QpType.UD)) {
+            throw new IllegalArgumentException(ud()
+                    ? "a PortSpace.UDP id makes UD queue pairs, not " + attributes.type()
+                    : "a PortSpace.TCP id makes connected queue pairs, not UD: create the id with "
+                            + "connectionManager.createId(PortSpace.UDP)");
+        }
         DeviceContext ctx = context();
         if (((JnrDeviceContext) pd.context()).address() != ((JnrDeviceContext) ctx).address()) {
             throw new IllegalArgumentException("the protection domain is on " + pd.context().device().name()
                     + "'s context, not on this CmId's (" + ctx.device().name() + "): allocate it on cmId.context()");
         }
-        qp = JnrQueuePair.createOnCmId(jpd, attributes, id);
-        return qp;
+        JnrQueuePair q = JnrQueuePair.createOnCmId(jpd, attributes, id);
+        if (ud()) {
+            q.noteState(QpState.RTS); // rdma_create_qp moved it through INIT (Q_Key RDMA_UDP_QKEY) and RTR to RTS
+        }
+        qp = q;
+        return q;
     }
 
     @Override
@@ -255,6 +279,10 @@ final class JnrCmId implements CmId {
     @Override
     public byte[] connect(ConnectionParameters parameters, Duration timeout) {
         checkOpen();
+        if (ud()) {
+            throw new IllegalStateException("a PortSpace.UDP id is connected with connectDatagram(privateData, "
+                    + "timeout), which returns the peer's QP number, Q_Key and address");
+        }
         if (qp == null || qp.isClosed()) {
             throw new IllegalStateException("connect needs createQueuePair(pd, attributes) on this CmId first");
         }
@@ -286,10 +314,53 @@ final class JnrCmId implements CmId {
     }
 
     @Override
+    public UdParameters connectDatagram(byte[] privateData, Duration timeout) {
+        checkOpen();
+        if (!ud()) {
+            throw new IllegalStateException("connectDatagram is for PortSpace.UDP ids; this one is "
+                    + portSpace + ": use connect(parameters, timeout)");
+        }
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        if (data.length > ConnectionParameters.UD_CONNECT_PRIVATE_DATA_MAX) {
+            throw new IllegalArgumentException("rdma_connect on a UDP id (SIDR request) carries at most "
+                    + ConnectionParameters.UD_CONNECT_PRIVATE_DATA_MAX + " bytes of private data, not " + data.length);
+        }
+        clear(CONN);
+        long param = connParam(ConnectionParameters.defaults().withPrivateData(data));
+        try {
+            if (cm.connect.call(id, param) != 0) {
+                throw callFailed("rdma_connect", NativeFunction.errno(), peer);
+            }
+        } finally {
+            RawMemory.free(param);
+        }
+        CmEvent e = awaitConnection(timeout, "rdma_connect");
+        if (e.type() == CmEventType.ESTABLISHED && e.ud() != null) {
+            return e.ud();
+        }
+        if (e.type() == CmEventType.UNREACHABLE && e.status() > 0) {
+            throw new CmRejectedException("rdma_connect", CmEventType.UNREACHABLE, e.status(), e.privateData(),
+                    peer + ", SIDR status " + e.status(), sidrHint(e.status()));
+        }
+        throw eventFailed("rdma_connect", e, peer);
+    }
+
+    @Override
     public void accept(ConnectionParameters parameters) {
         checkOpen();
         if (listener == null) {
             throw new IllegalStateException("accept is for a CmId from awaitRequest");
+        }
+        if (ud()) {
+            if (qp == null || qp.isClosed()) {
+                throw new IllegalStateException("accept on a PortSpace.UDP id sends this id's QP number: "
+                        + "createQueuePair(pd, UD attributes) first");
+            }
+            if (parameters.privateData().length > ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX) {
+                throw new IllegalArgumentException("rdma_accept on a UDP id (SIDR reply) carries at most "
+                        + ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX + " bytes of private data, not "
+                        + parameters.privateData().length);
+            }
         }
         clear(CONN);
         long param = connParam(parameters);
@@ -304,6 +375,10 @@ final class JnrCmId implements CmId {
 
     @Override
     public void awaitEstablished(Duration timeout) {
+        if (ud()) {
+            checkOpen(); // a SIDR exchange ends with the reply rdma_accept sent: nothing comes back
+            return;
+        }
         CmEvent e = awaitConnection(timeout, "rdma_accept");
         if (e.type() != CmEventType.ESTABLISHED) {
             throw eventFailed("rdma_accept", e, null);
@@ -315,9 +390,10 @@ final class JnrCmId implements CmId {
     public void reject(byte[] privateData) {
         checkOpen();
         byte[] d = privateData == null ? new byte[0] : privateData;
-        if (d.length > ConnectionParameters.REJECT_PRIVATE_DATA_MAX) {
-            throw new IllegalArgumentException("rdma_reject carries at most "
-                    + ConnectionParameters.REJECT_PRIVATE_DATA_MAX + " bytes of private data, not " + d.length);
+        int max = ud() ? ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX : ConnectionParameters.REJECT_PRIVATE_DATA_MAX;
+        if (d.length > max) {
+            throw new IllegalArgumentException("rdma_reject carries at most " + max + " bytes of private data"
+                    + (ud() ? " on a UDP id (SIDR reply)" : "") + ", not " + d.length);
         }
         long p = d.length == 0 ? 0 : RawMemory.allocate(d.length);
         try {
@@ -337,6 +413,7 @@ final class JnrCmId implements CmId {
     @Override
     public void disconnect() {
         checkOpen();
+        checkConnected("disconnect");
         lock.lock();
         try {
             if (slots[DISC] != null) {
@@ -353,6 +430,7 @@ final class JnrCmId implements CmId {
 
     @Override
     public void awaitDisconnected(Duration timeout) {
+        checkConnected("awaitDisconnected");
         await(DISC, timeout, "rdma_disconnect", "RDMA_CM_EVENT_DISCONNECTED");
         JnrQueuePair q = qp;
         if (q != null) {
@@ -432,7 +510,7 @@ final class JnrCmId implements CmId {
 
     @Override
     public String toString() {
-        return "CmId[0x" + Long.toHexString(id) + (listening ? ", listening" : "") + (peer.isEmpty() ? "" : ", " + peer)
+        return "CmId[0x" + Long.toHexString(id) + (ud() ? ", UDP" : "") + (listening ? ", listening" : "") + (peer.isEmpty() ? "" : ", " + peer)
                 + (isClosed() ? ", closed" : "") + "]";
     }
 
@@ -442,6 +520,13 @@ final class JnrCmId implements CmId {
         JnrQueuePair q = qp;
         if (q != null) {
             q.noteState(QpState.RTS);
+        }
+    }
+
+    private void checkConnected(String what) {
+        if (ud()) {
+            throw new IllegalStateException(what + ": a PortSpace.UDP id has no connection to end (UD is "
+                    + "connectionless); close the id when done");
         }
     }
 
@@ -539,6 +624,9 @@ final class JnrCmId implements CmId {
         if (e.type() == CmEventType.ADDR_ERROR || e.type() == CmEventType.ROUTE_ERROR) {
             hint = s == 110 ? "resolution timed out: check that the peer is up and reachable through an RDMA netdev"
                     : hint(verb, s);
+        } else if (e.type() == CmEventType.UNREACHABLE && ud()) {
+            hint = "the peer did not answer the SIDR request: check that a server listens on that address and "
+                    + "port with a PortSpace.UDP id, and that the path between the devices works";
         } else if (e.type() == CmEventType.UNREACHABLE) {
             hint = "the peer did not answer the CM request: check that a server listens on that address and "
                     + "port and that the path between the devices works";
@@ -550,6 +638,18 @@ final class JnrCmId implements CmId {
             hint = "the connection could not be set up: check the QP attributes and both devices' state (`rdma link`)";
         }
         return new CmException(verb, e.type(), e.status(), detail, hint);
+    }
+
+    /** The IB CM SIDR REP status of a failed UD connect (ib_cm_sidr_status). */
+    private static String sidrHint(int status) {
+        return switch (status) {
+            case 1 -> "nobody listens on that port with a PortSpace.UDP id (SIDR status 1, service ID not supported): "
+                    + "check the server's address, port and port space";
+            case 2 -> "the peer's application rejected the request (SIDR status 2); its private data is attached";
+            case 3 -> "the peer has no queue pair for this service (SIDR status 3)";
+            case 5 -> "the peer does not support this SIDR version (status 5)";
+            default -> "the peer's CM refused the SIDR request (status " + status + ")";
+        };
     }
 
     private String rejectHint(int status) {
