@@ -172,6 +172,7 @@ final class JnrCmId implements CmId {
     @Override
     public void listen(int backlog) {
         checkOpen();
+        refuseUdOnIwarp("rdma_listen");
         if (cm.listen.call(id, backlog) != 0) {
             throw callFailed("rdma_listen", NativeFunction.errno(), "backlog " + backlog);
         }
@@ -325,6 +326,7 @@ final class JnrCmId implements CmId {
             throw new IllegalArgumentException("rdma_connect on a UDP id (SIDR request) carries at most "
                     + ConnectionParameters.UD_CONNECT_PRIVATE_DATA_MAX + " bytes of private data, not " + data.length);
         }
+        refuseUdOnIwarp("rdma_connect");
         clear(CONN);
         long param = connParam(ConnectionParameters.defaults().withPrivateData(data));
         try {
@@ -520,6 +522,26 @@ final class JnrCmId implements CmId {
         JnrQueuePair q = qp;
         if (q != null) {
             q.noteState(QpState.RTS);
+        }
+    }
+
+    /**
+     * iWARP has no UD and no SIDR: librdmacm lets a UDP id bind and listen on an iWARP device (no request
+     * ever comes) and fails rdma_connect with a bare EINVAL. Say so instead.
+     */
+    private void refuseUdOnIwarp(String verb) {
+        if (!ud()) {
+            return;
+        }
+        long verbs = RawMemory.getAddress(id + LibRdmacm.ID_VERBS);
+        if (verbs == 0) {
+            return; // not bound to a device (a wildcard listener): fine
+        }
+        JnrDeviceContext ctx = mgr.contextFor(verbs);
+        if (ctx.device().transportType() == TransportType.IWARP) {
+            throw new CmException(verb, org.verbs4j.api.Errno.EOPNOTSUPP, "PortSpace.UDP on " + ctx.device().name()
+                    + (peer.isEmpty() ? "" : ", " + peer), "iWARP has no unreliable datagrams: rdma_cm's UDP port "
+                    + "space (UD queue pairs, SIDR) works on InfiniBand and RoCE only; use PortSpace.TCP (RC) here");
         }
     }
 

@@ -24,6 +24,7 @@ import org.verbs4j.api.AddressHandle;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.Errno;
 import org.verbs4j.api.Gid;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
@@ -50,6 +51,7 @@ import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
 import org.verbs4j.api.cm.PortSpace;
 import org.verbs4j.api.cm.UdParameters;
+import org.verbs4j.api.spi.AbstractResource;
 import org.verbs4j.jnr.QpPair.Wc;
 
 /**
@@ -478,25 +480,41 @@ class CmDatagramIT {
 
     // ---------------------------------------------------------------- iWARP
 
+    /**
+     * siw0: librdmacm lets a UDP id bind, listen and resolve on an iWARP device, but no UD QP can be made and
+     * no SIDR request can be sent (bare EINVAL from rdma_connect). verbs4j says why at each step.
+     */
     @Test
     void udOnIwarpIsRefusedClearly() throws Exception {
         InetSocketAddress addr = new InetSocketAddress(InetAddress.getByName(Lab.env("FABRIC_LAB_SIW_IP")), 7708);
-        try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId id = cm.createId(PortSpace.UDP);
-            try {
-                RuntimeException e = assertThrows(RuntimeException.class, () -> {
-                    id.bind(addr);
-                    try (ProtectionDomain pd = id.context().allocProtectionDomain();
-                            CompletionQueue cq = id.context().createCompletionQueue(4)) {
-                        id.createQueuePair(pd, new QpInitAttributes(QpType.UD, cq, cq)).close();
-                    }
-                });
-                System.out.println("UD on " + Lab.iwarpDevice() + " -> " + e);
-                assertTrue(e instanceof VerbsException, e.toString());
-                assertTrue(e.getMessage().contains("iWARP"), e.getMessage());
-            } finally {
-                id.close();
+        try (ConnectionManager cm = Rdma.connectionManager(); CmId listener = cm.createId(PortSpace.UDP);
+                CmId c = cm.createId(PortSpace.UDP)) {
+            listener.bind(addr);
+            CmException l = assertThrows(CmException.class, () -> listener.listen(4));
+            System.out.println("UD listen on " + Lab.iwarpDevice() + " -> " + l.getMessage());
+            assertEquals("rdma_listen", l.verb());
+            assertEquals(Errno.EOPNOTSUPP, l.errno());
+            assertTrue(l.getMessage().contains("iWARP has no unreliable datagrams"), l.getMessage());
+
+            c.resolveAddress(addr, T);
+            c.resolveRoute(T);
+            assertEquals(Lab.iwarpDevice(), c.context().device().name());
+            try (ProtectionDomain pd = c.context().allocProtectionDomain();
+                    CompletionQueue cq = c.context().createCompletionQueue(4)) {
+                VerbsException q = assertThrows(VerbsException.class,
+                        () -> c.createQueuePair(pd, new QpInitAttributes(QpType.UD, cq, cq)));
+                System.out.println("UD QP on " + Lab.iwarpDevice() + " -> " + q.getMessage());
+                assertEquals("rdma_create_qp", q.verb());
+                assertEquals(Errno.EOPNOTSUPP, q.errno(), q.getMessage());
+                assertTrue(q.getMessage().contains("iWARP has RC only"), q.getMessage());
+                assertNull(c.queuePair());
+                assertEquals(List.of(), ((AbstractResource) pd).openChildren(), "a failed create leaves nothing behind");
             }
+            CmException e = assertThrows(CmException.class, () -> c.connectDatagram(null, T));
+            System.out.println("UD connect on " + Lab.iwarpDevice() + " -> " + e.getMessage());
+            assertEquals("rdma_connect", e.verb());
+            assertEquals(Errno.EOPNOTSUPP, e.errno());
+            assertTrue(e.getMessage().contains("iWARP has no unreliable datagrams"), e.getMessage());
         }
     }
 }
