@@ -39,6 +39,9 @@ final class JnrCmId implements CmId {
     private static final int ROUTE = 1;
     private static final int CONN = 2;
     private static final int DISC = 3;
+    private static final int MCAST = 4;
+    private static final java.util.concurrent.atomic.AtomicLong NEXT_JOIN = new java.util.concurrent.atomic.AtomicLong();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JnrCmId.class);
 
     private final JnrConnectionManager mgr;
     private final LibRdmacm cm;
@@ -47,7 +50,9 @@ final class JnrCmId implements CmId {
     private final PortSpace portSpace;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final CmEvent[] slots = new CmEvent[4];
+    private final CmEvent[] slots = new CmEvent[5];
+    private final Object joinLock = new Object();
+    private long pendingJoin;
     private final ArrayDeque<ConnectionRequest> requests = new ArrayDeque<>();
     private boolean closed;
     private String failure;
@@ -108,6 +113,24 @@ final class JnrCmId implements CmId {
             for (ConnectionRequest r : drainRequests()) {
                 ((JnrCmId) r.id()).fail(CmEventType.DEVICE_REMOVAL, e.status(), "the RDMA device was removed");
             }
+        }
+    }
+
+    /** MULTICAST_JOIN / MULTICAST_ERROR for the join whose context was {@code token}. */
+    void onMulticastEvent(CmEvent e, long token) {
+        lock.lock();
+        try {
+            if (token == pendingJoin) {
+                slots[MCAST] = e;
+                changed.signalAll();
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (e.type() == CmEventType.MULTICAST_ERROR) {
+            LOG.warn("{}: RDMA_CM_EVENT_MULTICAST_ERROR (status {}) on a multicast group joined earlier: the group "
+                    + "is gone; leave it and join again", this, e.status());
         }
     }
 
@@ -345,6 +368,66 @@ final class JnrCmId implements CmId {
                     peer + ", SIDR status " + e.status(), sidrHint(e.status()));
         }
         throw eventFailed("rdma_connect", e, peer);
+    }
+
+    @Override
+    public UdParameters joinMulticast(InetAddress group, Duration timeout) {
+        checkOpen();
+        checkGroup(group, "joinMulticast");
+        refuseUdOnIwarp("rdma_join_multicast");
+        synchronized (joinLock) {
+            long token = NEXT_JOIN.incrementAndGet();
+            lock.lock();
+            try {
+                slots[MCAST] = null;
+                pendingJoin = token;
+            } finally {
+                lock.unlock();
+            }
+            long sa = sockaddr(new InetSocketAddress(group, 0));
+            try {
+                if (cm.joinMulticast.call(id, sa, token) != 0) {
+                    int errno = NativeFunction.errno();
+                    throw new CmException("rdma_join_multicast", errno, group.getHostAddress(), errno == 22
+                            ? "the id must be bound to a device first: bind(localAddress) or resolveAddress(group)"
+                            : hint("rdma_join_multicast", errno));
+                }
+            } finally {
+                RawMemory.free(sa);
+            }
+            CmEvent e = await(MCAST, timeout, "rdma_join_multicast", "RDMA_CM_EVENT_MULTICAST_JOIN");
+            if (e.type() == CmEventType.MULTICAST_JOIN && e.ud() != null) {
+                return e.ud();
+            }
+            throw new CmException("rdma_join_multicast", e.type(), e.status(), group.getHostAddress(),
+                    "joining the group failed: check that the device's netdev can send to " + group.getHostAddress()
+                            + " (`ip route get " + group.getHostAddress() + "`)");
+        }
+    }
+
+    @Override
+    public void leaveMulticast(InetAddress group) {
+        checkOpen();
+        checkGroup(group, "leaveMulticast");
+        long sa = sockaddr(new InetSocketAddress(group, 0));
+        try {
+            if (cm.leaveMulticast.call(id, sa) != 0) {
+                int errno = NativeFunction.errno();
+                throw new CmException("rdma_leave_multicast", errno, group.getHostAddress(),
+                        errno == 99 ? "this id has not joined that group" : hint("rdma_leave_multicast", errno));
+            }
+        } finally {
+            RawMemory.free(sa);
+        }
+    }
+
+    private void checkGroup(InetAddress group, String what) {
+        if (!ud()) {
+            throw new IllegalStateException(what + " needs a PortSpace.UDP id; this one is " + portSpace);
+        }
+        if (!group.isMulticastAddress()) {
+            throw new IllegalArgumentException(group.getHostAddress() + " is not a multicast address");
+        }
     }
 
     @Override
@@ -632,6 +715,7 @@ final class JnrCmId implements CmId {
             case ROUTE -> "route resolution did not finish: check the path to the peer";
             case CONN -> "the peer did not answer: check that it listens and accepts, and that the network "
                     + "between the two RDMA devices works";
+            case MCAST -> "the join was not answered: check the device's port state (`rdma link`)";
             default -> "the peer did not disconnect: call disconnect() on this side to end the connection";
         };
     }

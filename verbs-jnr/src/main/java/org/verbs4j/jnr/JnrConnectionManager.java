@@ -164,6 +164,16 @@ final class JnrConnectionManager implements ConnectionManager {
                         RawMemory.getByte(p + LibRdmacm.CP_FLOW_CONTROL) != 0);
             }
         }
+        long mcastToken = 0;
+        if (ud && (type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR)) {
+            // param.ud.private_data is the context given to rdma_join_multicast: which join this answers
+            long p = ev + LibRdmacm.EVENT_PARAM;
+            mcastToken = RawMemory.getAddress(p + LibRdmacm.UD_PRIVATE_DATA);
+            if (type == CmEventType.MULTICAST_JOIN) {
+                udParams = new UdParameters(RawMemory.getInt(p + LibRdmacm.UD_QP_NUM),
+                        RawMemory.getInt(p + LibRdmacm.UD_QKEY), JnrQueuePair.readAhAttr(p + LibRdmacm.UD_AH_ATTR), null);
+            }
+        }
         cm.ackCmEvent.call(ev); // before dispatch: rdma_destroy_id waits for the acks of its events
         CmEvent event = new CmEvent(type, raw, status, data, udParams);
         LOG.debug("rdma_cm event {} on id 0x{}{}", event, Long.toHexString(id), udParams == null ? "" : ": " + udParams);
@@ -178,7 +188,9 @@ final class JnrConnectionManager implements ConnectionManager {
             }
             return;
         }
-        if (owner != null) {
+        if (owner != null && mcastToken != 0) {
+            owner.onMulticastEvent(event, mcastToken);
+        } else if (owner != null) {
             owner.onEvent(event);
         }
     }

@@ -72,6 +72,8 @@ final class LibRdmacm {
     final NativeFunction ackCmEvent;
     final NativeFunction eventStr;
     final NativeFunction setOption;
+    final NativeFunction joinMulticast;
+    final NativeFunction leaveMulticast;
 
     private LibRdmacm(Library lib) {
         createEventChannel = NativeFunction.of(lib, "rdma_create_event_channel", POINTER);
@@ -92,6 +94,8 @@ final class LibRdmacm {
         eventStr = NativeFunction.of(lib, "rdma_event_str", POINTER, SINT32);
         setOption = NativeFunction.of(lib, "rdma_set_option", SINT32, POINTER, SINT32, SINT32, POINTER,
                 com.kenai.jffi.Type.UINT64);
+        joinMulticast = NativeFunction.of(lib, "rdma_join_multicast", SINT32, POINTER, POINTER, POINTER);
+        leaveMulticast = NativeFunction.of(lib, "rdma_leave_multicast", SINT32, POINTER, POINTER);
     }
 
     /** librdmacm, loaded once; throws with what to install when it is missing. */

@@ -334,6 +334,59 @@ class CmDatagramIT {
         }
     }
 
+    /**
+     * Two UDP ids on rxe0 join 239.7.7.7 (each with its QP, so librdmacm attaches it); one sends to the group's
+     * address (remote QPN 0xFFFFFF), the other receives it; after leaving, nothing more arrives.
+     */
+    @Test
+    void multicastJoinSendAndLeave() throws Exception {
+        InetAddress group = InetAddress.getByName("239.7.7.7");
+        try (ConnectionManager cm = Rdma.connectionManager()) {
+            CmId sid = cm.createId(PortSpace.UDP);
+            CmId rid = cm.createId(PortSpace.UDP);
+            assertThrows(IllegalArgumentException.class, () -> sid.joinMulticast(InetAddress.getByName("10.1.2.3"), T));
+            CmException unbound = assertThrows(CmException.class, () -> sid.joinMulticast(group, T));
+            System.out.println("join on an unbound id -> " + unbound.getMessage());
+            sid.bind(rxe(0));
+            rid.bind(rxe(0));
+            Side snd = new Side(sid);
+            Side rcv = new Side(rid);
+            AddressHandle ah = null;
+            try {
+                rcv.postReceives(4, 0, GRH + 1000);
+                UdParameters joined = rcv.id.joinMulticast(group, T);
+                UdParameters mc = snd.id.joinMulticast(group, T);
+                System.out.println("joinMulticast(" + group.getHostAddress() + ") -> " + mc);
+                assertEquals(0xFFFFFF, mc.remoteQpn(), "multicast QPN");
+                assertEquals(PortSpace.UDP_QKEY, mc.remoteQkey());
+                assertTrue(mc.addressVector().isGlobal(), mc.toString());
+                assertEquals(Gid.ofAddress(group), mc.addressVector().dgid(), "RoCE v2: the IPv4-mapped group address");
+                assertEquals(mc.addressVector().dgid(), joined.addressVector().dgid());
+                assertEquals(0, mc.privateData().length);
+
+                ah = mc.createAddressHandle(snd.pd);
+                byte[] data = pattern(300, 11);
+                snd.send(1, data, ah, mc.remoteQpn(), mc.remoteQkey());
+                Wc wc = QpPair.takeOne(rcv.cq);
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+                assertEquals(GRH + data.length, wc.byteLen(), wc.toString());
+                assertEquals(snd.qp.qpNumber(), wc.srcQp(), wc.toString());
+                assertArrayEquals(data, rcv.mr.getBytes(GRH, data.length), "the group's datagram after the GRH");
+
+                rcv.id.leaveMulticast(group);
+                snd.send(1, data, ah, mc.remoteQpn(), mc.remoteQkey());
+                assertEquals(List.of(), QpPair.drain(rcv.cq, 500), "nothing arrives after leaveMulticast");
+                CmException twice = assertThrows(CmException.class, () -> rcv.id.leaveMulticast(group));
+                assertTrue(twice.getMessage().contains("has not joined"), twice.getMessage());
+                snd.id.leaveMulticast(group);
+            } finally {
+                QpPair.closeAllQuietly(null, ah);
+                snd.close();
+                rcv.close();
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- interop with rdma-core's udaddy
 
     /** udaddy (rdmacm-utils), started with {@code args}; its output is collected for the failure message. */

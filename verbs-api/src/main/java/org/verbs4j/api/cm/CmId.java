@@ -99,6 +99,24 @@ public interface CmId extends AutoCloseable {
     }
 
     /**
+     * {@link PortSpace#UDP} ids: {@code rdma_join_multicast} and wait for MULTICAST_JOIN, whose
+     * {@code param.ud} this returns: the group's address (an address handle made from it sends to the group),
+     * its Q_Key and remote QP number {@code 0xFFFFFF}. The id must be bound to a device first
+     * ({@link #bind} to a local address, or {@link #resolveAddress} to the group). When the id already has its
+     * queue pair, librdmacm attaches it to the group ({@code ibv_attach_mcast}), so it receives the group's
+     * datagrams: create the queue pair before joining. One join at a time per id; MULTICAST_ERROR or the
+     * timeout throw {@link CmException}.
+     */
+    default UdParameters joinMulticast(java.net.InetAddress group, Duration timeout) {
+        throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
+    }
+
+    /** {@code rdma_leave_multicast}: detaches the queue pair from the group and leaves it. */
+    default void leaveMulticast(java.net.InetAddress group) {
+        throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
+    }
+
+    /**
      * {@code rdma_disconnect}; both sides then get DISCONNECTED. An id answers a peer's disconnect by
      * itself (on IB/RoCE that sends the CM DREP the peer waits for), so calling this after the peer
      * disconnected does nothing.
