@@ -568,6 +568,11 @@ class CmDatagramIT {
             assertEquals("rdma_connect", e.verb());
             assertEquals(Errno.EOPNOTSUPP, e.errno());
             assertTrue(e.getMessage().contains("iWARP has no unreliable datagrams"), e.getMessage());
+            CmException j = assertThrows(CmException.class,
+                    () -> listener.joinMulticast(InetAddress.getByName("239.7.7.8"), T));
+            assertEquals("rdma_join_multicast", j.verb());
+            assertEquals(Errno.EOPNOTSUPP, j.errno());
+            assertTrue(j.getMessage().contains("iWARP has no unreliable datagrams"), j.getMessage());
         }
     }
 }

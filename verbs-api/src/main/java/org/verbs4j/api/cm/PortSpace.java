@@ -3,6 +3,11 @@ package org.verbs4j.api.cm;
 /**
  * {@code enum rdma_port_space}: which kind of queue pair an id connects, and which port numbers it
  * shares (a TCP and a UDP id may both bind port 7000).
+ *
+ * <pre>{@code
+ * CmId rc = cm.createId();                  // PortSpace.TCP: RC, connect / accept
+ * CmId ud = cm.createId(PortSpace.UDP);     // UD: connectDatagram / accept, joinMulticast
+ * }</pre>
  */
 public enum PortSpace {
     /** {@code RDMA_PS_TCP}: reliable-connected (RC) queue pairs, connected with the IB CM / iWARP MPA handshake. */
