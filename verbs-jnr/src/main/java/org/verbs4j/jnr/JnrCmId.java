@@ -15,6 +15,7 @@ import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpType;
 import org.verbs4j.api.QueuePair;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.cm.CmEvent;
@@ -24,6 +25,8 @@ import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.CmRejectedException;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
+import org.verbs4j.api.cm.PortSpace;
+import org.verbs4j.api.cm.UdParameters;
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -36,14 +39,20 @@ final class JnrCmId implements CmId {
     private static final int ROUTE = 1;
     private static final int CONN = 2;
     private static final int DISC = 3;
+    private static final int MCAST = 4;
+    private static final java.util.concurrent.atomic.AtomicLong NEXT_JOIN = new java.util.concurrent.atomic.AtomicLong();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JnrCmId.class);
 
     private final JnrConnectionManager mgr;
     private final LibRdmacm cm;
     final long id;
     private final JnrCmId listener;
+    private final PortSpace portSpace;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final CmEvent[] slots = new CmEvent[4];
+    private final CmEvent[] slots = new CmEvent[5];
+    private final Object joinLock = new Object();
+    private long pendingJoin;
     private final ArrayDeque<ConnectionRequest> requests = new ArrayDeque<>();
     private boolean closed;
     private String failure;
@@ -54,11 +63,21 @@ final class JnrCmId implements CmId {
     private volatile JnrQueuePair qp;
     private volatile boolean disconnectCalled;
 
-    JnrCmId(JnrConnectionManager mgr, long id, JnrCmId listener) {
+    JnrCmId(JnrConnectionManager mgr, long id, JnrCmId listener, PortSpace portSpace) {
         this.mgr = mgr;
         this.cm = mgr.cm;
         this.id = id;
         this.listener = listener;
+        this.portSpace = portSpace;
+    }
+
+    @Override
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    private boolean ud() {
+        return portSpace == PortSpace.UDP;
     }
 
     // ---- called by the event thread ----
@@ -94,6 +113,24 @@ final class JnrCmId implements CmId {
             for (ConnectionRequest r : drainRequests()) {
                 ((JnrCmId) r.id()).fail(CmEventType.DEVICE_REMOVAL, e.status(), "the RDMA device was removed");
             }
+        }
+    }
+
+    /** MULTICAST_JOIN / MULTICAST_ERROR for the join whose context was {@code token}. */
+    void onMulticastEvent(CmEvent e, long token) {
+        lock.lock();
+        try {
+            if (token == pendingJoin) {
+                slots[MCAST] = e;
+                changed.signalAll();
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (e.type() == CmEventType.MULTICAST_ERROR) {
+            LOG.warn("{}: RDMA_CM_EVENT_MULTICAST_ERROR (status {}) on a multicast group joined earlier: the group "
+                    + "is gone; leave it and join again", this, e.status());
         }
     }
 
@@ -158,6 +195,7 @@ final class JnrCmId implements CmId {
     @Override
     public void listen(int backlog) {
         checkOpen();
+        refuseUdOnIwarp("rdma_listen");
         if (cm.listen.call(id, backlog) != 0) {
             throw callFailed("rdma_listen", NativeFunction.errno(), "backlog " + backlog);
         }
@@ -238,13 +276,23 @@ final class JnrCmId implements CmId {
         if (!(pd instanceof JnrProtectionDomain jpd)) {
             throw new IllegalArgumentException(pd + " is not a jnr protection domain");
         }
+        if (ud() != (attributes.type() == QpType.UD)) {
+            throw new IllegalArgumentException(ud()
+                    ? "a PortSpace.UDP id makes UD queue pairs, not " + attributes.type()
+                    : "a PortSpace.TCP id makes connected queue pairs, not UD: create the id with "
+                            + "connectionManager.createId(PortSpace.UDP)");
+        }
         DeviceContext ctx = context();
         if (((JnrDeviceContext) pd.context()).address() != ((JnrDeviceContext) ctx).address()) {
             throw new IllegalArgumentException("the protection domain is on " + pd.context().device().name()
                     + "'s context, not on this CmId's (" + ctx.device().name() + "): allocate it on cmId.context()");
         }
-        qp = JnrQueuePair.createOnCmId(jpd, attributes, id);
-        return qp;
+        JnrQueuePair q = JnrQueuePair.createOnCmId(jpd, attributes, id);
+        if (ud()) {
+            q.noteState(QpState.RTS); // rdma_create_qp moved it through INIT (Q_Key RDMA_UDP_QKEY) and RTR to RTS
+        }
+        qp = q;
+        return q;
     }
 
     @Override
@@ -255,6 +303,10 @@ final class JnrCmId implements CmId {
     @Override
     public byte[] connect(ConnectionParameters parameters, Duration timeout) {
         checkOpen();
+        if (ud()) {
+            throw new IllegalStateException("a PortSpace.UDP id is connected with connectDatagram(privateData, "
+                    + "timeout), which returns the peer's QP number, Q_Key and address");
+        }
         if (qp == null || qp.isClosed()) {
             throw new IllegalStateException("connect needs createQueuePair(pd, attributes) on this CmId first");
         }
@@ -286,10 +338,114 @@ final class JnrCmId implements CmId {
     }
 
     @Override
+    public UdParameters connectDatagram(byte[] privateData, Duration timeout) {
+        checkOpen();
+        if (!ud()) {
+            throw new IllegalStateException("connectDatagram is for PortSpace.UDP ids; this one is "
+                    + portSpace + ": use connect(parameters, timeout)");
+        }
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        if (data.length > ConnectionParameters.UD_CONNECT_PRIVATE_DATA_MAX) {
+            throw new IllegalArgumentException("rdma_connect on a UDP id (SIDR request) carries at most "
+                    + ConnectionParameters.UD_CONNECT_PRIVATE_DATA_MAX + " bytes of private data, not " + data.length);
+        }
+        refuseUdOnIwarp("rdma_connect");
+        clear(CONN);
+        long param = connParam(ConnectionParameters.defaults().withPrivateData(data));
+        try {
+            if (cm.connect.call(id, param) != 0) {
+                throw callFailed("rdma_connect", NativeFunction.errno(), peer);
+            }
+        } finally {
+            RawMemory.free(param);
+        }
+        CmEvent e = awaitConnection(timeout, "rdma_connect");
+        if (e.type() == CmEventType.ESTABLISHED && e.ud() != null) {
+            return e.ud();
+        }
+        if (e.type() == CmEventType.UNREACHABLE && e.status() > 0) {
+            throw new CmRejectedException("rdma_connect", CmEventType.UNREACHABLE, e.status(), e.privateData(),
+                    peer + ", SIDR status " + e.status(), sidrHint(e.status()));
+        }
+        throw eventFailed("rdma_connect", e, peer);
+    }
+
+    @Override
+    public UdParameters joinMulticast(InetAddress group, Duration timeout) {
+        checkOpen();
+        checkGroup(group, "joinMulticast");
+        refuseUdOnIwarp("rdma_join_multicast");
+        synchronized (joinLock) {
+            long token = NEXT_JOIN.incrementAndGet();
+            lock.lock();
+            try {
+                slots[MCAST] = null;
+                pendingJoin = token;
+            } finally {
+                lock.unlock();
+            }
+            long sa = sockaddr(new InetSocketAddress(group, 0));
+            try {
+                if (cm.joinMulticast.call(id, sa, token) != 0) {
+                    int errno = NativeFunction.errno();
+                    throw new CmException("rdma_join_multicast", errno, group.getHostAddress(), errno == 22
+                            ? "the id must be bound to a device first: bind(localAddress) or resolveAddress(group)"
+                            : hint("rdma_join_multicast", errno));
+                }
+            } finally {
+                RawMemory.free(sa);
+            }
+            CmEvent e = await(MCAST, timeout, "rdma_join_multicast", "RDMA_CM_EVENT_MULTICAST_JOIN");
+            if (e.type() == CmEventType.MULTICAST_JOIN && e.ud() != null) {
+                return e.ud();
+            }
+            throw new CmException("rdma_join_multicast", e.type(), e.status(), group.getHostAddress(),
+                    "joining the group failed: check that the device's netdev can send to " + group.getHostAddress()
+                            + " (`ip route get " + group.getHostAddress() + "`)");
+        }
+    }
+
+    @Override
+    public void leaveMulticast(InetAddress group) {
+        checkOpen();
+        checkGroup(group, "leaveMulticast");
+        long sa = sockaddr(new InetSocketAddress(group, 0));
+        try {
+            if (cm.leaveMulticast.call(id, sa) != 0) {
+                int errno = NativeFunction.errno();
+                throw new CmException("rdma_leave_multicast", errno, group.getHostAddress(),
+                        errno == 99 ? "this id has not joined that group" : hint("rdma_leave_multicast", errno));
+            }
+        } finally {
+            RawMemory.free(sa);
+        }
+    }
+
+    private void checkGroup(InetAddress group, String what) {
+        if (!ud()) {
+            throw new IllegalStateException(what + " needs a PortSpace.UDP id; this one is " + portSpace);
+        }
+        if (!group.isMulticastAddress()) {
+            throw new IllegalArgumentException(group.getHostAddress() + " is not a multicast address");
+        }
+    }
+
+    @Override
     public void accept(ConnectionParameters parameters) {
         checkOpen();
         if (listener == null) {
             throw new IllegalStateException("accept is for a CmId from awaitRequest");
+        }
+        if (ud()) {
+            if (qp == null || qp.isClosed()) {
+                throw new IllegalStateException("accept on a PortSpace.UDP id sends this id's QP number: "
+                        + "createQueuePair(pd, UD attributes) first");
+            }
+            if (parameters.privateData().length > ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX) {
+                throw new IllegalArgumentException("rdma_accept on a UDP id (SIDR reply) carries at most "
+                        + ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX + " bytes of private data, not "
+                        + parameters.privateData().length);
+            }
         }
         clear(CONN);
         long param = connParam(parameters);
@@ -304,6 +460,10 @@ final class JnrCmId implements CmId {
 
     @Override
     public void awaitEstablished(Duration timeout) {
+        if (ud()) {
+            checkOpen(); // a SIDR exchange ends with the reply rdma_accept sent: nothing comes back
+            return;
+        }
         CmEvent e = awaitConnection(timeout, "rdma_accept");
         if (e.type() != CmEventType.ESTABLISHED) {
             throw eventFailed("rdma_accept", e, null);
@@ -315,9 +475,10 @@ final class JnrCmId implements CmId {
     public void reject(byte[] privateData) {
         checkOpen();
         byte[] d = privateData == null ? new byte[0] : privateData;
-        if (d.length > ConnectionParameters.REJECT_PRIVATE_DATA_MAX) {
-            throw new IllegalArgumentException("rdma_reject carries at most "
-                    + ConnectionParameters.REJECT_PRIVATE_DATA_MAX + " bytes of private data, not " + d.length);
+        int max = ud() ? ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX : ConnectionParameters.REJECT_PRIVATE_DATA_MAX;
+        if (d.length > max) {
+            throw new IllegalArgumentException("rdma_reject carries at most " + max + " bytes of private data"
+                    + (ud() ? " on a UDP id (SIDR reply)" : "") + ", not " + d.length);
         }
         long p = d.length == 0 ? 0 : RawMemory.allocate(d.length);
         try {
@@ -337,6 +498,7 @@ final class JnrCmId implements CmId {
     @Override
     public void disconnect() {
         checkOpen();
+        checkConnected("disconnect");
         lock.lock();
         try {
             if (slots[DISC] != null) {
@@ -353,6 +515,7 @@ final class JnrCmId implements CmId {
 
     @Override
     public void awaitDisconnected(Duration timeout) {
+        checkConnected("awaitDisconnected");
         await(DISC, timeout, "rdma_disconnect", "RDMA_CM_EVENT_DISCONNECTED");
         JnrQueuePair q = qp;
         if (q != null) {
@@ -432,7 +595,7 @@ final class JnrCmId implements CmId {
 
     @Override
     public String toString() {
-        return "CmId[0x" + Long.toHexString(id) + (listening ? ", listening" : "") + (peer.isEmpty() ? "" : ", " + peer)
+        return "CmId[0x" + Long.toHexString(id) + (ud() ? ", UDP" : "") + (listening ? ", listening" : "") + (peer.isEmpty() ? "" : ", " + peer)
                 + (isClosed() ? ", closed" : "") + "]";
     }
 
@@ -442,6 +605,33 @@ final class JnrCmId implements CmId {
         JnrQueuePair q = qp;
         if (q != null) {
             q.noteState(QpState.RTS);
+        }
+    }
+
+    /**
+     * iWARP has no UD and no SIDR: librdmacm lets a UDP id bind and listen on an iWARP device (no request
+     * ever comes) and fails rdma_connect with a bare EINVAL. Say so instead.
+     */
+    private void refuseUdOnIwarp(String verb) {
+        if (!ud()) {
+            return;
+        }
+        long verbs = RawMemory.getAddress(id + LibRdmacm.ID_VERBS);
+        if (verbs == 0) {
+            return; // not bound to a device (a wildcard listener): fine
+        }
+        JnrDeviceContext ctx = mgr.contextFor(verbs);
+        if (ctx.device().transportType() == TransportType.IWARP) {
+            throw new CmException(verb, org.verbs4j.api.Errno.EOPNOTSUPP, "PortSpace.UDP on " + ctx.device().name()
+                    + (peer.isEmpty() ? "" : ", " + peer), "iWARP has no unreliable datagrams: rdma_cm's UDP port "
+                    + "space (UD queue pairs, SIDR) works on InfiniBand and RoCE only; use PortSpace.TCP (RC) here");
+        }
+    }
+
+    private void checkConnected(String what) {
+        if (ud()) {
+            throw new IllegalStateException(what + ": a PortSpace.UDP id has no connection to end (UD is "
+                    + "connectionless); close the id when done");
         }
     }
 
@@ -525,6 +715,7 @@ final class JnrCmId implements CmId {
             case ROUTE -> "route resolution did not finish: check the path to the peer";
             case CONN -> "the peer did not answer: check that it listens and accepts, and that the network "
                     + "between the two RDMA devices works";
+            case MCAST -> "the join was not answered: check the device's port state (`rdma link`)";
             default -> "the peer did not disconnect: call disconnect() on this side to end the connection";
         };
     }
@@ -539,6 +730,9 @@ final class JnrCmId implements CmId {
         if (e.type() == CmEventType.ADDR_ERROR || e.type() == CmEventType.ROUTE_ERROR) {
             hint = s == 110 ? "resolution timed out: check that the peer is up and reachable through an RDMA netdev"
                     : hint(verb, s);
+        } else if (e.type() == CmEventType.UNREACHABLE && ud()) {
+            hint = "the peer did not answer the SIDR request: check that a server listens on that address and "
+                    + "port with a PortSpace.UDP id, and that the path between the devices works";
         } else if (e.type() == CmEventType.UNREACHABLE) {
             hint = "the peer did not answer the CM request: check that a server listens on that address and "
                     + "port and that the path between the devices works";
@@ -550,6 +744,18 @@ final class JnrCmId implements CmId {
             hint = "the connection could not be set up: check the QP attributes and both devices' state (`rdma link`)";
         }
         return new CmException(verb, e.type(), e.status(), detail, hint);
+    }
+
+    /** The IB CM SIDR REP status of a failed UD connect (ib_cm_sidr_status). */
+    private static String sidrHint(int status) {
+        return switch (status) {
+            case 1 -> "nobody listens on that port with a PortSpace.UDP id (SIDR status 1, service ID not supported): "
+                    + "check the server's address, port and port space";
+            case 2 -> "the peer's application rejected the request (SIDR status 2); its private data is attached";
+            case 3 -> "the peer has no queue pair for this service (SIDR status 3)";
+            case 5 -> "the peer does not support this SIDR version (status 5)";
+            default -> "the peer's CM refused the SIDR request (status " + status + ")";
+        };
     }
 
     private String rejectHint(int status) {

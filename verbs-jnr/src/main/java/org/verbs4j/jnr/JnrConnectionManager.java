@@ -13,6 +13,8 @@ import org.verbs4j.api.cm.CmException;
 import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
+import org.verbs4j.api.cm.PortSpace;
+import org.verbs4j.api.cm.UdParameters;
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -52,17 +54,24 @@ final class JnrConnectionManager implements ConnectionManager {
 
     @Override
     public CmId createId() {
+        return createId(PortSpace.TCP);
+    }
+
+    @Override
+    public CmId createId(PortSpace portSpace) {
         if (closed) {
             throw new IllegalStateException("the ConnectionManager is closed");
         }
+        java.util.Objects.requireNonNull(portSpace, "portSpace");
         long out = RawMemory.allocate(8);
         try {
-            if (cm.createId.call(channel, out, 0, LibRdmacm.RDMA_PS_TCP) != 0) {
+            if (cm.createId.call(channel, out, 0, portSpace.value()) != 0) {
                 int errno = NativeFunction.errno();
-                throw new CmException("rdma_create_id", errno, "RDMA_PS_TCP", JnrCmId.hint("rdma_create_id", errno));
+                throw new CmException("rdma_create_id", errno, "RDMA_PS_" + portSpace,
+                        JnrCmId.hint("rdma_create_id", errno));
             }
             long id = RawMemory.getAddress(out);
-            JnrCmId c = new JnrCmId(this, id, null);
+            JnrCmId c = new JnrCmId(this, id, null, portSpace);
             ids.put(id, c);
             return c;
         } finally {
@@ -119,10 +128,16 @@ final class JnrConnectionManager implements ConnectionManager {
         int raw = RawMemory.getInt(ev + LibRdmacm.EVENT_EVENT);
         int status = RawMemory.getInt(ev + LibRdmacm.EVENT_STATUS);
         CmEventType type = CmEventType.of(raw);
+        // librdmacm fills param.ud for events of UD ids (a CONNECT_REQUEST: of the listener's), except
+        // REJECTED, which always carries param.conn; both start with private_data and private_data_len
+        JnrCmId owner = ids.get(type == CmEventType.CONNECT_REQUEST ? listenId : id);
+        boolean ud = owner != null && owner.portSpace() == PortSpace.UDP && type != CmEventType.REJECTED;
         ConnectionParameters params = null;
+        UdParameters udParams = null;
         byte[] data = null;
         if (type == CmEventType.CONNECT_REQUEST || type == CmEventType.CONNECT_RESPONSE
-                || type == CmEventType.ESTABLISHED || type == CmEventType.REJECTED) {
+                || type == CmEventType.ESTABLISHED || type == CmEventType.REJECTED
+                || (ud && type == CmEventType.UNREACHABLE)) {
             long p = ev + LibRdmacm.EVENT_PARAM;
             long dataPtr = RawMemory.getAddress(p + LibRdmacm.CP_PRIVATE_DATA);
             int len = RawMemory.getByte(p + LibRdmacm.CP_PRIVATE_DATA_LEN) & 0xff;
@@ -130,7 +145,16 @@ final class JnrConnectionManager implements ConnectionManager {
             if (data.length > 0) {
                 RawMemory.copyToArray(dataPtr, data, 0, data.length);
             }
-            if (type == CmEventType.CONNECT_REQUEST) {
+            if (ud && type == CmEventType.ESTABLISHED) {
+                udParams = new UdParameters(RawMemory.getInt(p + LibRdmacm.UD_QP_NUM),
+                        RawMemory.getInt(p + LibRdmacm.UD_QKEY), JnrQueuePair.readAhAttr(p + LibRdmacm.UD_AH_ATTR), data);
+            }
+            if (ud && type == CmEventType.CONNECT_REQUEST) {
+                // a SIDR request: private data only (param.ud has no connection parameters)
+                params = ConnectionParameters.defaults().withPrivateData(
+                        data.length > ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX
+                                ? java.util.Arrays.copyOf(data, ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX) : data);
+            } else if (type == CmEventType.CONNECT_REQUEST) {
                 params = new ConnectionParameters(data.length > ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX
                         ? java.util.Arrays.copyOf(data, ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX) : data,
                         RawMemory.getByte(p + LibRdmacm.CP_RESPONDER_RESOURCES) & 0xff,
@@ -140,12 +164,22 @@ final class JnrConnectionManager implements ConnectionManager {
                         RawMemory.getByte(p + LibRdmacm.CP_FLOW_CONTROL) != 0);
             }
         }
+        long mcastToken = 0;
+        if (ud && (type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR)) {
+            // param.ud.private_data is the context given to rdma_join_multicast: which join this answers
+            long p = ev + LibRdmacm.EVENT_PARAM;
+            mcastToken = RawMemory.getAddress(p + LibRdmacm.UD_PRIVATE_DATA);
+            if (type == CmEventType.MULTICAST_JOIN) {
+                udParams = new UdParameters(RawMemory.getInt(p + LibRdmacm.UD_QP_NUM),
+                        RawMemory.getInt(p + LibRdmacm.UD_QKEY), JnrQueuePair.readAhAttr(p + LibRdmacm.UD_AH_ATTR), null);
+            }
+        }
         cm.ackCmEvent.call(ev); // before dispatch: rdma_destroy_id waits for the acks of its events
-        CmEvent event = new CmEvent(type, raw, status, data);
-        LOG.debug("rdma_cm event {} on id 0x{}", event, Long.toHexString(id));
+        CmEvent event = new CmEvent(type, raw, status, data, udParams);
+        LOG.debug("rdma_cm event {} on id 0x{}{}", event, Long.toHexString(id), udParams == null ? "" : ": " + udParams);
         if (type == CmEventType.CONNECT_REQUEST) {
-            JnrCmId listener = ids.get(listenId);
-            JnrCmId child = new JnrCmId(this, id, listener);
+            JnrCmId listener = owner;
+            JnrCmId child = new JnrCmId(this, id, listener, listener == null ? PortSpace.TCP : listener.portSpace());
             ids.put(id, child);
             if (listener == null || closed || !listener.offerRequest(child, params)) {
                 LOG.debug("connect request for a closed listener: rejected");
@@ -154,9 +188,10 @@ final class JnrConnectionManager implements ConnectionManager {
             }
             return;
         }
-        JnrCmId target = ids.get(id);
-        if (target != null) {
-            target.onEvent(event);
+        if (owner != null && mcastToken != 0) {
+            owner.onMulticastEvent(event, mcastToken);
+        } else if (owner != null) {
+            owner.onEvent(event);
         }
     }
 

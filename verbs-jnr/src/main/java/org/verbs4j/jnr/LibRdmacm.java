@@ -13,6 +13,8 @@ import com.kenai.jffi.Library;
  */
 final class LibRdmacm {
     static final int RDMA_PS_TCP = 0x0106;
+    static final int RDMA_PS_UDP = 0x0111;
+    static final int RDMA_UDP_QKEY = 0x01234567;
     // rdma_set_option
     static final int RDMA_OPTION_ID = 0;
     static final int RDMA_OPTION_ID_TOS = 0;
@@ -40,6 +42,13 @@ final class LibRdmacm {
     static final int CP_RNR_RETRY_COUNT = 13;
     static final int CP_SRQ = 14;
     static final int CP_QP_NUM = 16;
+    // struct rdma_ud_param (param.ud of an event on a RDMA_PS_UDP id; REJECTED events carry param.conn)
+    static final int UD_PARAM_SIZE = 56;
+    static final int UD_PRIVATE_DATA = 0;
+    static final int UD_PRIVATE_DATA_LEN = 8;
+    static final int UD_AH_ATTR = 16;
+    static final int UD_QP_NUM = 48;
+    static final int UD_QKEY = 52;
     // struct rdma_event_channel
     static final int CHANNEL_FD = 0;
 
@@ -63,6 +72,8 @@ final class LibRdmacm {
     final NativeFunction ackCmEvent;
     final NativeFunction eventStr;
     final NativeFunction setOption;
+    final NativeFunction joinMulticast;
+    final NativeFunction leaveMulticast;
 
     private LibRdmacm(Library lib) {
         createEventChannel = NativeFunction.of(lib, "rdma_create_event_channel", POINTER);
@@ -83,6 +94,8 @@ final class LibRdmacm {
         eventStr = NativeFunction.of(lib, "rdma_event_str", POINTER, SINT32);
         setOption = NativeFunction.of(lib, "rdma_set_option", SINT32, POINTER, SINT32, SINT32, POINTER,
                 com.kenai.jffi.Type.UINT64);
+        joinMulticast = NativeFunction.of(lib, "rdma_join_multicast", SINT32, POINTER, POINTER, POINTER);
+        leaveMulticast = NativeFunction.of(lib, "rdma_leave_multicast", SINT32, POINTER, POINTER);
     }
 
     /** librdmacm, loaded once; throws with what to install when it is missing. */

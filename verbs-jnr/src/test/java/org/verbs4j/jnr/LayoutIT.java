@@ -89,13 +89,70 @@ class LayoutIT {
         return null;
     }
 
+    /** {@link LibRdmacm}'s constants (offsets, sizes and values) → the C expression, from rdma/rdma_cma.h. */
+    static Map<String, String> rdmacmExpectations() {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (Field f : LibRdmacm.class.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class) {
+                continue;
+            }
+            String c = rdmacmExpression(f.getName());
+            if (c != null) {
+                m.put(f.getName(), c);
+            }
+        }
+        return m;
+    }
+
+    private static final String[][] RDMACM_PREFIXES = {
+        {"CONN_PARAM_SIZE", "sizeof(struct rdma_conn_param)"},
+        {"UD_PARAM_SIZE", "sizeof(struct rdma_ud_param)"},
+        {"RDMA_", null}, // values: the constant's own name in C
+        {"ID_", "struct rdma_cm_id"},
+        {"EVENT_", "struct rdma_cm_event"},
+        {"CP_", "struct rdma_conn_param"},
+        {"UD_", "struct rdma_ud_param"},
+        {"CHANNEL_", "struct rdma_event_channel"},
+    };
+
+    static String rdmacmExpression(String constant) {
+        for (String[] p : RDMACM_PREFIXES) {
+            if (p[1] != null && p[1].startsWith("sizeof")) {
+                if (constant.equals(p[0])) {
+                    return p[1];
+                }
+                continue;
+            }
+            if (constant.startsWith(p[0])) {
+                return p[1] == null ? constant
+                        : "offsetof(" + p[1] + ", " + constant.substring(p[0].length()).toLowerCase() + ")";
+            }
+        }
+        return null;
+    }
+
     @Test
     void everyOffsetMatchesTheInstalledHeaders() throws IOException {
         Map<String, String> exp = expectations();
         assertTrue(exp.size() > 140, "only " + exp.size() + " constants found in Layout");
+        probe(exp, "#include <infiniband/verbs.h>\n", "Layout", LayoutIT::constant);
+    }
+
+    @Test
+    void everyLibrdmacmOffsetAndValueMatchesTheInstalledHeaders() throws IOException {
+        Map<String, String> exp = rdmacmExpectations();
+        // the UD event parameters lie in the same union as the connection parameters
+        exp.put("EVENT_PARAM", "offsetof(struct rdma_cm_event, param.ud)");
+        assertTrue(exp.size() > 30, "only " + exp.size() + " constants found in LibRdmacm");
+        probe(exp, "#include <rdma/rdma_cma.h>\n", "LibRdmacm", LayoutIT::rdmacmConstant);
+        assertEquals("offsetof(struct rdma_cm_event, param)", rdmacmExpression("EVENT_PARAM"));
+    }
+
+    private static void probe(Map<String, String> exp, String include, String className,
+            java.util.function.ToIntFunction<String> ours) throws IOException {
         Path dir = Files.createTempDirectory("verbs4j-layout");
-        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n"
-                + "#include <infiniband/verbs.h>\nint main(void) {\n");
+        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n" + include
+                + "int main(void) {\n");
         for (Map.Entry<String, String> e : exp.entrySet()) {
             c.append("    printf(\"%s %zu\\n\", \"").append(e.getKey()).append("\", (size_t) (")
                     .append(e.getValue()).append("));\n");
@@ -113,15 +170,16 @@ class LayoutIT {
             if (kv.length != 2) {
                 continue;
             }
-            int ours = constant(kv[0]);
+            int mine = ours.applyAsInt(kv[0]);
             long theirs = Long.parseLong(kv[1]);
             checked++;
-            if (ours != theirs) {
-                wrong.add(kv[0] + ": Layout says " + ours + ", the headers say " + theirs + " (" + exp.get(kv[0]) + ")");
+            if (mine != theirs) {
+                wrong.add(kv[0] + ": " + className + " says " + mine + ", the headers say " + theirs + " ("
+                        + exp.get(kv[0]) + ")");
             }
         }
         assertEquals(exp.size(), checked, "the probe printed fewer values than asked:\n" + out);
-        assertTrue(wrong.isEmpty(), "Layout disagrees with the installed headers:\n" + String.join("\n", wrong));
+        assertTrue(wrong.isEmpty(), className + " disagrees with the installed headers:\n" + String.join("\n", wrong));
     }
 
     @Test
@@ -130,6 +188,25 @@ class LayoutIT {
             if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
                 assertTrue(cExpression(f.getName()) != null, "no C expression for Layout." + f.getName());
             }
+        }
+    }
+
+    @Test
+    void everyLibrdmacmConstantIsCovered() {
+        for (Field f : LibRdmacm.class.getDeclaredFields()) {
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
+                assertTrue(rdmacmExpression(f.getName()) != null, "no C expression for LibRdmacm." + f.getName());
+            }
+        }
+    }
+
+    private static int rdmacmConstant(String name) {
+        try {
+            Field f = LibRdmacm.class.getDeclaredField(name);
+            f.setAccessible(true);
+            return f.getInt(null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
         }
     }
 

@@ -7,11 +7,18 @@ package org.verbs4j.api.cm;
  * @param rawType the C value of {@code event}
  * @param status {@code status}: 0, a negative errno, or (IB/RoCE REJECTED) the IB CM reject reason
  * @param privateData the private data the event carried (empty when none)
+ * @param ud     on a {@link PortSpace#UDP} id, the event's {@code param.ud} (ESTABLISHED: the peer's QP
+ *               number, Q_Key and address); {@code null} otherwise
  */
-public record CmEvent(CmEventType type, int rawType, int status, byte[] privateData) {
+public record CmEvent(CmEventType type, int rawType, int status, byte[] privateData, UdParameters ud) {
 
     public CmEvent {
         privateData = privateData == null ? new byte[0] : privateData;
+    }
+
+    /** An event without UD parameters. */
+    public CmEvent(CmEventType type, int rawType, int status, byte[] privateData) {
+        this(type, rawType, status, privateData, null);
     }
 
     @Override

@@ -8,13 +8,19 @@ import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QueuePair;
 
 /**
- * An {@code rdma_cm_id}: one end of an RC connection, or a listener. Every wait takes a timeout and
+ * An {@code rdma_cm_id}: one end of an RC connection or of a UD association, or a listener. Every wait takes a timeout and
  * never hangs: closing this id, its listener or the {@link ConnectionManager}, or a
  * {@link CmEventType#DEVICE_REMOVAL}, ends it with a {@link CmException}.
  *
  * <p>Active side: {@link #resolveAddress} → {@link #resolveRoute} → {@link #createQueuePair} →
  * {@link #connect}. Passive side: {@link #bind} → {@link #listen} → {@link #awaitRequest} → on the
  * request's id {@link #createQueuePair} → {@link #accept} → {@link #awaitEstablished}.
+ *
+ * <p>A {@link PortSpace#UDP} id (from {@link ConnectionManager#createId(PortSpace)}) makes a UD queue pair,
+ * which {@code rdma_create_qp} moves to RTS at once with the Q_Key {@link PortSpace#UDP_QKEY}. The active
+ * side calls {@link #connectDatagram} instead of {@link #connect} and gets the peer's QP number, Q_Key and
+ * address ({@link UdParameters}); the passive side accepts or rejects as with TCP, and there is no
+ * ESTABLISHED and no disconnect on its side. Ids from {@link #awaitRequest} have their listener's port space.
  */
 public interface CmId extends AutoCloseable {
 
@@ -39,7 +45,10 @@ public interface CmId extends AutoCloseable {
      */
     DeviceContext context();
 
-    /** {@code rdma_create_qp}: an RC queue pair bound to this id; {@code pd} must be on {@link #context()}. */
+    /**
+     * {@code rdma_create_qp}: a queue pair bound to this id, RC for a {@link PortSpace#TCP} id, UD for a
+     * {@link PortSpace#UDP} id (other types are refused); {@code pd} must be on {@link #context()}.
+     */
     QueuePair createQueuePair(ProtectionDomain pd, QpInitAttributes attributes);
 
     /** The queue pair {@link #createQueuePair} made, or {@code null}. */
@@ -50,18 +59,62 @@ public interface CmId extends AutoCloseable {
      * private data the peer passed to {@link #accept} (on IB/RoCE padded with zeros to 196 bytes; exact on
      * iWARP). REJECTED throws {@link CmRejectedException} (with the peer's private data); UNREACHABLE,
      * CONNECT_ERROR, a DISCONNECTED or the timeout throw {@link CmException}. At most
-     * {@link ConnectionParameters#CONNECT_PRIVATE_DATA_MAX} bytes of private data.
+     * {@link ConnectionParameters#CONNECT_PRIVATE_DATA_MAX} bytes of private data. {@link PortSpace#TCP} ids
+     * only: a {@link PortSpace#UDP} id throws {@link IllegalStateException} (use {@link #connectDatagram}).
      */
     byte[] connect(ConnectionParameters parameters, Duration timeout);
 
-    /** {@code rdma_accept} on an id from {@link #awaitRequest}; then {@link #awaitEstablished}. */
+    /**
+     * {@code rdma_accept} on an id from {@link #awaitRequest}; then {@link #awaitEstablished}. On a
+     * {@link PortSpace#UDP} id this sends the SIDR reply with this id's QP number and Q_Key (so
+     * {@link #createQueuePair} must come first) and up to {@link ConnectionParameters#UD_ACCEPT_PRIVATE_DATA_MAX}
+     * bytes of private data.
+     */
     void accept(ConnectionParameters parameters);
 
-    /** Waits for ESTABLISHED after {@link #accept}. */
+    /** Waits for ESTABLISHED after {@link #accept}; on a {@link PortSpace#UDP} id returns at once (SIDR has no third message). */
     void awaitEstablished(Duration timeout);
 
-    /** {@code rdma_reject} on an id from {@link #awaitRequest}, with up to 148 bytes of private data (may be null). */
+    /**
+     * {@code rdma_reject} on an id from {@link #awaitRequest}, with up to 148 bytes of private data (may be
+     * null); on a {@link PortSpace#UDP} id up to {@link ConnectionParameters#UD_ACCEPT_PRIVATE_DATA_MAX}.
+     */
     void reject(byte[] privateData);
+
+    /** This id's port space ({@link PortSpace#TCP} unless created with {@link ConnectionManager#createId(PortSpace)}). */
+    default PortSpace portSpace() {
+        return PortSpace.TCP;
+    }
+
+    /**
+     * {@link PortSpace#UDP} ids: {@code rdma_connect} (an IB CM SIDR request carrying up to
+     * {@link ConnectionParameters#UD_CONNECT_PRIVATE_DATA_MAX} bytes of private data, may be null) and wait for
+     * ESTABLISHED, whose {@code param.ud} this returns: the peer's QP number, Q_Key, address and accept
+     * private data. Needs {@link #resolveRoute} first; the queue pair may be made before or after. A reject
+     * (the peer's, or nobody listening on that port) throws {@link CmRejectedException} with event
+     * UNREACHABLE and the SIDR status; no answer at all, or the timeout, throws {@link CmException}.
+     */
+    default UdParameters connectDatagram(byte[] privateData, Duration timeout) {
+        throw new UnsupportedOperationException(getClass().getName() + " offers only PortSpace.TCP");
+    }
+
+    /**
+     * {@link PortSpace#UDP} ids: {@code rdma_join_multicast} and wait for MULTICAST_JOIN, whose
+     * {@code param.ud} this returns: the group's address (an address handle made from it sends to the group),
+     * its Q_Key and remote QP number {@code 0xFFFFFF}. The id must be bound to a device first
+     * ({@link #bind} to a local address, or {@link #resolveAddress} to the group). When the id already has its
+     * queue pair, librdmacm attaches it to the group ({@code ibv_attach_mcast}), so it receives the group's
+     * datagrams: create the queue pair before joining. One join at a time per id; MULTICAST_ERROR or the
+     * timeout throw {@link CmException}.
+     */
+    default UdParameters joinMulticast(java.net.InetAddress group, Duration timeout) {
+        throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
+    }
+
+    /** {@code rdma_leave_multicast}: detaches the queue pair from the group and leaves it. */
+    default void leaveMulticast(java.net.InetAddress group) {
+        throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
+    }
 
     /**
      * {@code rdma_disconnect}; both sides then get DISCONNECTED. An id answers a peer's disconnect by

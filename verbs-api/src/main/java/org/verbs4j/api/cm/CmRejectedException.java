@@ -3,6 +3,11 @@ package org.verbs4j.api.cm;
 /**
  * {@link CmId#connect} got RDMA_CM_EVENT_REJECTED: the peer's application rejected the request (with
  * the private data it passed to {@link CmId#reject}), or nobody listens on that address and port.
+ *
+ * <p>On a {@link PortSpace#UDP} id ({@link CmId#connectDatagram}) a reject arrives as a SIDR reply with a
+ * failure status, which rdma_cm reports as RDMA_CM_EVENT_UNREACHABLE: then {@link #event()} is
+ * {@link CmEventType#UNREACHABLE} and {@link #status()} the SIDR status (1 nobody listens on that port,
+ * 2 the application rejected).
  */
 public class CmRejectedException extends CmException {
     private static final long serialVersionUID = 1L;
@@ -10,11 +15,20 @@ public class CmRejectedException extends CmException {
     private final byte[] privateData;
 
     public CmRejectedException(String verb, int status, byte[] privateData, String detail, String hint) {
-        super(verb, CmEventType.REJECTED, status, detail, hint);
+        this(verb, CmEventType.REJECTED, status, privateData, detail, hint);
+    }
+
+    /** A reject reported as {@code event} (REJECTED, or UNREACHABLE for a SIDR reject on a UDP id). */
+    public CmRejectedException(String verb, CmEventType event, int status, byte[] privateData, String detail,
+            String hint) {
+        super(verb, event, status, detail, hint);
         this.privateData = privateData == null ? new byte[0] : privateData.clone();
     }
 
-    /** The reject's private data (on IB/RoCE padded with zeros to 148 bytes; exact on iWARP). */
+    /**
+     * The reject's private data (on IB/RoCE padded with zeros to 148 bytes, 136 on a UDP id; exact on
+     * iWARP).
+     */
     public byte[] privateData() {
         return privateData.clone();
     }

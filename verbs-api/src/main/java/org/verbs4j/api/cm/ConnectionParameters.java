@@ -10,11 +10,21 @@ import java.util.Arrays;
  * REQ holds 92, librdmacm's header takes 36), {@link #ACCEPT_PRIVATE_DATA_MAX} for accept and
  * {@link CmId#reject} takes up to {@link #REJECT_PRIVATE_DATA_MAX}. The same limits are enforced on iWARP
  * so code runs on every fabric.
+ *
+ * <p>On a {@link PortSpace#UDP} id the exchange is an IB CM SIDR request and reply:
+ * {@link CmId#connectDatagram} carries up to {@link #UD_CONNECT_PRIVATE_DATA_MAX} bytes (the SIDR REQ holds
+ * 216, librdmacm's header takes 36), {@link CmId#accept} and {@link CmId#reject} up to
+ * {@link #UD_ACCEPT_PRIVATE_DATA_MAX} (the SIDR REP's private data); only the private data of the
+ * parameters is used there.
  */
 public final class ConnectionParameters {
     public static final int CONNECT_PRIVATE_DATA_MAX = 56;
     public static final int ACCEPT_PRIVATE_DATA_MAX = 196;
     public static final int REJECT_PRIVATE_DATA_MAX = 148;
+    /** {@link CmId#connectDatagram} on a {@link PortSpace#UDP} id (SIDR REQ). */
+    public static final int UD_CONNECT_PRIVATE_DATA_MAX = 180;
+    /** {@link CmId#accept} and {@link CmId#reject} on a {@link PortSpace#UDP} id (SIDR REP). */
+    public static final int UD_ACCEPT_PRIVATE_DATA_MAX = 136;
 
     private final byte[] privateData;
     private final int responderResources;
