@@ -88,6 +88,15 @@ final class JnrCmId implements CmId {
         }
         lock.lock();
         try {
+            if (e.type() == CmEventType.DISCONNECTED && !disconnectCalled && !closed) {
+                // answer the peer's disconnect at once: on IB/RoCE this sends the CM DREP, without which the
+                // peer gets its DISCONNECTED only when its DREQ times out (harmless on iWARP). Done before the
+                // event is visible and under the lock close() takes: once awaitDisconnected returns, the
+                // application may close the id and its QP, and rdma_disconnect (which modifies id->qp) must
+                // not run after that (it did, and crashed in libibverbs: RpingIT on siw0)
+                disconnectCalled = true;
+                cm.disconnect.call(id);
+            }
             switch (e.type()) {
                 case ADDR_RESOLVED, ADDR_ERROR -> slots[ADDR] = e;
                 case ROUTE_RESOLVED, ROUTE_ERROR -> slots[ROUTE] = e;
@@ -102,12 +111,6 @@ final class JnrCmId implements CmId {
             changed.signalAll();
         } finally {
             lock.unlock();
-        }
-        if (e.type() == CmEventType.DISCONNECTED && !disconnectCalled) {
-            // answer the peer's disconnect at once: on IB/RoCE this sends the CM DREP, without which the
-            // peer gets its DISCONNECTED only when its DREQ times out (harmless on iWARP)
-            disconnectCalled = true;
-            cm.disconnect.call(id);
         }
         if (e.type() == CmEventType.DEVICE_REMOVAL) {
             for (ConnectionRequest r : drainRequests()) {
@@ -504,12 +507,13 @@ final class JnrCmId implements CmId {
             if (slots[DISC] != null) {
                 return; // the peer disconnected and this id already answered
             }
+            // under the lock, as the event thread's answer to a DISCONNECTED: never both at once
+            disconnectCalled = true;
+            if (cm.disconnect.call(id) != 0) {
+                throw callFailed("rdma_disconnect", NativeFunction.errno(), peer);
+            }
         } finally {
             lock.unlock();
-        }
-        disconnectCalled = true;
-        if (cm.disconnect.call(id) != 0) {
-            throw callFailed("rdma_disconnect", NativeFunction.errno(), peer);
         }
     }
 
