@@ -98,7 +98,7 @@ final class PerfChannel implements AutoCloseable {
     /** The settings both sides must share, as one line. */
     static String settings(PerfOptions o) {
         return o.test.command() + " sizes=" + Arrays.toString(o.sizes()).replace(" ", "") + " iters=" + o.iters
-                + " duration=" + o.duration + " rdma_cm=" + o.rdmaCm;
+                + " duration=" + o.duration + " rdma_cm=" + o.rdmaCm + " warmup=" + o.warmup;
     }
 
     /** Client: sends its settings; the server answers "OK" or why not. */
@@ -130,7 +130,7 @@ final class PerfChannel implements AutoCloseable {
             String ours = settings(o);
             if (!theirs.equals(ours)) {
                 String why = "settings differ: server has [" + ours + "], client has [" + theirs
-                        + "]; run both sides with the same test, -s/-a, -n/-D and -R";
+                        + "]; run both sides with the same test, -s/-a, -n/-D, -R and --warmup";
                 out.writeUTF(why);
                 out.flush();
                 throw new ExchangeException(why);

@@ -122,6 +122,8 @@ public final class PerfOptions {
     boolean unsorted;
     int duration;
     boolean reportGbits;
+    /** verbs4j: iterations of an unmeasured run of the same loop before each measured one (JIT warm-up). */
+    int warmup;
     String serverHost;
 
     private PerfOptions(PerfTest test) {
@@ -187,6 +189,16 @@ public final class PerfOptions {
                 if (name.equals("report_gbits")) {
                     noValue(name, value);
                     o.reportGbits = true;
+                    continue;
+                }
+                if (name.equals("warmup")) {
+                    if (value == null) {
+                        if (i + 1 >= args.length) {
+                            throw new UsageException("option '--warmup' requires an argument");
+                        }
+                        value = args[++i];
+                    }
+                    o.warmup = intIn("--warmup", value, 0, MAX_ITER);
                     continue;
                 }
                 if (name.equals("max_size")) {
@@ -372,6 +384,9 @@ public final class PerfOptions {
             if (itersGiven) {
                 throw new UsageException("-D (duration) and -n (iterations) exclude each other");
             }
+            if (warmup > 0) {
+                throw new UsageException("--warmup is for iteration runs; -D has its own warm-up margin");
+            }
             if (!(duration > 2 * margin())) {
                 throw new UsageException("please check that DURATION > 2*MARGIN");
             }
@@ -487,5 +502,6 @@ public final class PerfOptions {
         out.println("  -V, --version             Display version number");
         out.println("  -x, --gid-index=<index>   Test uses GID with GID index (default: the fabric's choice)");
         out.println("      --report_gbits        Report Max/Average BW of test in Gbit/sec (instead of MB/sec)");
+        out.println("      --warmup=<iters>      verbs4j: run the loop <iters> times unmeasured before each size (JIT)");
     }
 }

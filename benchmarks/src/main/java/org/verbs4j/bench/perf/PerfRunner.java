@@ -24,6 +24,12 @@ final class PerfRunner implements AutoCloseable {
     /** System property: print the bytes each measured loop allocated on the Java heap (stderr). */
     static final String MEASURE_ALLOCATION = "verbs4j.perf.measureAllocation";
     static final int POLL_BATCH = 16;
+    private static final int RECEIVE = 0;
+    private static final int SEND = 1;
+    private static final int WRITE = 2;
+    private static final int READ = 3;
+    private static final int CREDIT = 4;
+    private static final String[] WHAT = {"receive", "send", "RDMA write", "RDMA read", "credit write"};
 
     private final PerfOptions o;
     private final PerfSession s;
@@ -47,6 +53,10 @@ final class PerfRunner implements AutoCloseable {
     /** Duration mode: iterations counted in the sample period, and the period itself. */
     private long sampledIters;
     private long sampledNanos;
+    /** Bytes the last measured loop allocated (with {@link #MEASURE_ALLOCATION}). */
+    private long loopAllocated;
+    /** Iterations of the loop about to run: {@code --warmup} for the unmeasured run, else {@code -n}. */
+    private long runIters;
 
     PerfRunner(PerfOptions o, PerfSession s, PrintStream out, PrintStream err) {
         this.o = o;
@@ -57,7 +67,7 @@ final class PerfRunner implements AutoCloseable {
         this.sendCq = s.sendCq;
         this.recvCq = s.recvCq;
         this.mr = s.mr;
-        int n = o.isDuration() ? 1 : o.iters;
+        int n = o.isDuration() ? 1 : Math.max(o.iters, o.warmup);
         this.posted = new long[n];
         this.completed = new long[n];
         this.threads = Boolean.getBoolean(MEASURE_ALLOCATION)
@@ -74,32 +84,18 @@ final class PerfRunner implements AutoCloseable {
             printColumns();
         }
         for (long sz : o.sizes()) {
+            if (o.warmup > 0) {
+                // verbs4j's --warmup: the same loop, unmeasured, so the JIT has compiled it before the measured run
+                runIters = o.warmup;
+                prepare((int) sz);
+                s.channel.sync("warm-up of size " + sz);
+                runLoop(t, client);
+            }
+            runIters = o.iters;
             prepare((int) sz);
             s.channel.sync("start of size " + sz);
-            long before = allocated();
-            switch (t) {
-                case SEND_LAT -> sendLatency(client);
-                case WRITE_LAT -> writeLatency(client);
-                case READ_LAT -> {
-                    if (client) {
-                        readLatency();
-                    }
-                }
-                case SEND_BW -> {
-                    if (client) {
-                        bandwidthClient();
-                    } else {
-                        sendBandwidthServer();
-                    }
-                }
-                case WRITE_BW, READ_BW -> {
-                    if (client) {
-                        bandwidthClient();
-                    }
-                }
-                default -> throw new IllegalStateException(t.toString());
-            }
-            long loopBytes = allocated() - before;
+            runLoop(t, client);
+            long loopBytes = loopAllocated;
             report(client);
             if (threads != null && (client || t == PerfTest.SEND_LAT || t == PerfTest.WRITE_LAT || t == PerfTest.SEND_BW)) {
                 err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
@@ -111,6 +107,36 @@ final class PerfRunner implements AutoCloseable {
         }
         out.flush();
         s.channel.sync("end of test");
+    }
+
+    private void runLoop(PerfTest t, boolean client) {
+        loopAllocated = 0;
+        if (client && s.useCredits()) {
+            // only now: the server got past the synchronisation, so no credit write of the last run is in flight
+            mr.putLong(s.creditOffset(), 0);
+        }
+        switch (t) {
+            case SEND_LAT -> sendLatency(client);
+            case WRITE_LAT -> writeLatency(client);
+            case READ_LAT -> {
+                if (client) {
+                    readLatency();
+                }
+            }
+            case SEND_BW -> {
+                if (client) {
+                    bandwidthClient();
+                } else {
+                    sendBandwidthServer();
+                }
+            }
+            case WRITE_BW, READ_BW -> {
+                if (client) {
+                    bandwidthClient();
+                }
+            }
+            default -> throw new IllegalStateException(t.toString());
+        }
     }
 
     private long allocated() {
@@ -141,7 +167,6 @@ final class PerfRunner implements AutoCloseable {
         if (s.useCredits()) {
             credit.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                     .sge(mr.address() + s.creditOffset(), 8, mr.lkey()).rdma(s.remote.vaddr() + s.slot, s.remote.rkey());
-            mr.putLong(s.creditOffset(), 0);
         }
         topUpReceives(sz);
     }
@@ -165,7 +190,7 @@ final class PerfRunner implements AutoCloseable {
 
     /** {@code run_iter_lat_send}: send/receive ping-pong; the client sends first. */
     private void sendLatency(boolean client) {
-        final long iters = o.iters;
+        final long iters = runIters;
         final boolean duration = o.isDuration();
         final int rxDepth = o.rxDepth;
         final int cqMod = o.cqMod;
@@ -177,6 +202,7 @@ final class PerfRunner implements AutoCloseable {
         if (clock != null) {
             clock.start();
         }
+        final long allocBefore = allocated();
         while (scnt < iters || rcnt < iters || duration && !clock.ended()) {
             if ((rcnt < iters || duration) && !(scnt < 1 && client)) {
                 int ne;
@@ -184,7 +210,7 @@ final class PerfRunner implements AutoCloseable {
                     ne = recvCq.poll(wc, 1);
                 } while (ne == 0 && !(duration && clock.ended()));
                 if (ne > 0) {
-                    check(0, "receive", scnt, rcnt);
+                    check(0, RECEIVE, scnt, rcnt);
                     rcnt++;
                     outstandingRecvs--;
                     if (duration && clock.sampling()) {
@@ -208,19 +234,20 @@ final class PerfRunner implements AutoCloseable {
                     do {
                         ne = sendCq.poll(wc, 1);
                     } while (ne == 0);
-                    check(0, "send", scnt, rcnt);
+                    check(0, SEND, scnt, rcnt);
                 }
             }
             if (duration && clock.ended()) {
                 break;
             }
         }
+        loopAllocated = allocated() - allocBefore;
         finishDuration(clock, sampled);
     }
 
     /** {@code run_iter_lat_write}: RDMA WRITE ping-pong; each side spins on the last byte of its target half. */
     private void writeLatency(boolean client) {
-        final long iters = o.iters;
+        final long iters = runIters;
         final boolean duration = o.isDuration();
         final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
         final long pollOffset = s.slot + size - 1;
@@ -234,6 +261,7 @@ final class PerfRunner implements AutoCloseable {
         if (clock != null) {
             clock.start();
         }
+        final long allocBefore = allocated();
         while (scnt < iters || ccnt < iters || rcnt < iters || duration && !clock.ended()) {
             if ((rcnt < iters || duration) && !(scnt < 1 && !client)) {
                 rcnt++;
@@ -257,19 +285,20 @@ final class PerfRunner implements AutoCloseable {
                 do {
                     ne = sendCq.poll(wc, 1);
                 } while (ne == 0);
-                check(0, "RDMA write", scnt, ccnt);
+                check(0, WRITE, scnt, ccnt);
                 ccnt++;
                 if (duration && clock.sampling()) {
                     sampled++;
                 }
             }
         }
+        loopAllocated = allocated() - allocBefore;
         finishDuration(clock, sampled);
     }
 
     /** {@code run_iter_lat}: one signaled RDMA READ at a time, client side only. */
     private void readLatency() {
-        final long iters = o.iters;
+        final long iters = runIters;
         final boolean duration = o.isDuration();
         final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
         final long[] t = posted;
@@ -278,6 +307,7 @@ final class PerfRunner implements AutoCloseable {
         if (clock != null) {
             clock.start();
         }
+        final long allocBefore = allocated();
         while (scnt < iters || duration && !clock.ended()) {
             if (!duration) {
                 t[(int) scnt] = System.nanoTime();
@@ -288,11 +318,12 @@ final class PerfRunner implements AutoCloseable {
             do {
                 ne = sendCq.poll(wc, 1);
             } while (ne == 0);
-            check(0, "RDMA read", scnt, scnt);
+            check(0, READ, scnt, scnt);
             if (duration && clock.sampling()) {
                 sampled++;
             }
         }
+        loopAllocated = allocated() - allocBefore;
         finishDuration(clock, sampled);
     }
 
@@ -304,7 +335,7 @@ final class PerfRunner implements AutoCloseable {
      * waits for the server's receive credits.
      */
     private void bandwidthClient() {
-        final long iters = o.iters;
+        final long iters = runIters;
         final boolean duration = o.isDuration();
         final boolean noPeak = o.noPeak;
         final int txDepth = o.txDepth;
@@ -316,6 +347,7 @@ final class PerfRunner implements AutoCloseable {
         final long[] tp = posted;
         final long[] tc = completed;
         final MemoryRegion m = mr;
+        final int op = o.test.verb == PerfTest.Verb.SEND ? SEND : o.test.verb == PerfTest.Verb.WRITE ? WRITE : READ;
         long scnt = 0;
         long ccnt = 0;
         long sampled = 0;
@@ -325,6 +357,7 @@ final class PerfRunner implements AutoCloseable {
         if (noPeak && !duration) {
             tp[0] = System.nanoTime();
         }
+        final long allocBefore = allocated();
         while (scnt < iters || ccnt < iters || duration && !clock.ended()) {
             while ((scnt < iters || duration) && scnt - ccnt + 1 <= txDepth) {
                 if (credits && scnt + 1 - m.getLongVolatile(creditOffset) >= rxDepth) {
@@ -343,8 +376,7 @@ final class PerfRunner implements AutoCloseable {
             if (ccnt < iters || duration && ccnt < scnt) {
                 int ne = sendCq.poll(wc, POLL_BATCH);
                 for (int i = 0; i < ne; i++) {
-                    check(i, o.test.verb == PerfTest.Verb.SEND ? "send" : o.test.verb == PerfTest.Verb.WRITE
-                            ? "RDMA write" : "RDMA read", scnt, ccnt);
+                    check(i, op, scnt, ccnt);
                     ccnt += cqMod;
                     if (!noPeak) {
                         tc[(int) (ccnt > iters ? iters - 1 : ccnt - 1)] = System.nanoTime();
@@ -361,12 +393,13 @@ final class PerfRunner implements AutoCloseable {
         if (noPeak && !duration) {
             tc[0] = System.nanoTime();
         }
+        loopAllocated = allocated() - allocBefore;
         finishDuration(clock, sampled);
     }
 
     /** {@code run_iter_bw_server}: counts receives from the first one on, re-posting as they are used. */
     private void sendBandwidthServer() {
-        final long iters = o.iters;
+        final long iters = runIters;
         final boolean duration = o.isDuration();
         final boolean credits = s.useCredits();
         final int creditEvery = Math.max(1, o.rxDepth / 3);
@@ -379,6 +412,7 @@ final class PerfRunner implements AutoCloseable {
         long sampled = 0;
         int creditsInFlight = 0;
         boolean first = true;
+        final long allocBefore = allocated();
         while (rcnt < iters || duration && !clock.ended()) {
             int ne = recvCq.poll(wc, POLL_BATCH);
             if (ne > 0 && first) {
@@ -390,7 +424,7 @@ final class PerfRunner implements AutoCloseable {
                 }
             }
             for (int i = 0; i < ne; i++) {
-                check(i, "receive", rcnt, rcnt);
+                check(i, RECEIVE, rcnt, rcnt);
                 rcnt++;
                 outstandingRecvs--;
                 if (duration && clock.sampling()) {
@@ -420,13 +454,14 @@ final class PerfRunner implements AutoCloseable {
         if (!duration) {
             completed[0] = System.nanoTime();
         }
+        loopAllocated = allocated() - allocBefore;
         finishDuration(clock, sampled);
     }
 
     private int reapCredits() {
         int ne = sendCq.poll(wc, POLL_BATCH);
         for (int i = 0; i < ne; i++) {
-            check(i, "credit write", 0, 0);
+            check(i, CREDIT, 0, 0);
         }
         return ne;
     }
@@ -439,13 +474,17 @@ final class PerfRunner implements AutoCloseable {
         }
     }
 
-    private void check(int i, String what, long scnt, long ccnt) {
+    /**
+     * Fails on an error completion. {@code what} is a code, not a string: the first execution of a string
+     * literal allocates it (constant pool resolution), which would count as the loop's allocation.
+     */
+    private void check(int i, int what, long scnt, long ccnt) {
         int status = wc.statusValue(i);
         if (status != 0) {
             WcStatus st = WcStatus.of(status);
             throw new PerfFailure(" Completion with error at " + (o.isClient() ? "client" : "server") + ":\n"
                     + " Failed status " + status + ": wr_id " + wc.wrId(i) + " syndrom 0x" + Integer.toHexString(wc.vendorError(i))
-                    + " (" + (st == null ? "unknown" : st.text()) + ", " + what + ")\n scnt=" + scnt + ", ccnt=" + ccnt);
+                    + " (" + (st == null ? "unknown" : st.text()) + ", " + WHAT[what] + ")\n scnt=" + scnt + ", ccnt=" + ccnt);
         }
     }
 

@@ -306,7 +306,12 @@ final class PerfSession implements AutoCloseable {
             return ctx.queryGidEntry(o.ibPort, o.gidIndex);
         }
         try {
-            return fabric.sourceGid(port, ctx.queryGidTable(), FabricOptions.defaults());
+            GidEntry g = fabric.sourceGid(port, ctx.queryGidTable(), FabricOptions.defaults());
+            if (g == null && ctx.device().transportType() == TransportType.IWARP && port.gidTableLength() > 0) {
+                // iWARP addresses by IP; perftest still shows GID 0 (from the netdev's MAC), and so does this
+                g = ctx.queryGidEntry(o.ibPort, 0);
+            }
+            return g;
         } catch (RuntimeException e) {
             if (port.linkLayer() == LinkLayer.ETHERNET) {
                 throw e;
