@@ -91,7 +91,8 @@ final class PerfRunner implements AutoCloseable {
                 s.channel.sync("warm-up of size " + sz);
                 runLoop(t, client);
             }
-            runIters = o.iters;
+            // duration mode: perftest's iters = 0, the loops run until the clock says END
+            runIters = o.isDuration() ? 0 : o.iters;
             prepare((int) sz);
             s.channel.sync("start of size " + sz);
             runLoop(t, client);

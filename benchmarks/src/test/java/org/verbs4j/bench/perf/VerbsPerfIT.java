@@ -258,6 +258,35 @@ class VerbsPerfIT {
         }
     }
 
+    @Test
+    void durationModeCountsTheSamplePeriod() throws Exception {
+        for (PerfTest t : List.of(PerfTest.WRITE_LAT, PerfTest.WRITE_BW)) {
+            int port = NEXT_PORT.getAndAdd(2);
+            List<String> a = List.of(t.command(), "-d", env("FABRIC_LAB_RXE_DEV"), "-x", env("FABRIC_LAB_RXE_GID_INDEX"),
+                    "-p", Integer.toString(port), "-s", Long.toString(SIZE), "-D", "4");
+            Pair p = runPair(a, withHost(a, env("FABRIC_LAB_RXE_IP")));
+            String d = String.join(" ", a) + "\n" + p.describe();
+            assertEquals(0, p.server().exit(), d);
+            assertEquals(0, p.client().exit(), d);
+            if (t == PerfTest.WRITE_LAT) {
+                // -D: " #bytes #iterations t_avg[usec] tps average", on both sides
+                for (Side side : List.of(p.server(), p.client())) {
+                    double[] v = resultLine(side.out(), PerfFormat.LAT_DURATION_COLUMNS, d);
+                    assertEquals(4, v.length, d);
+                    assertEquals(SIZE, (long) v[0], d);
+                    assertTrue(v[1] > 0 && v[2] > 0 && v[3] > 0, "iterations, t_avg and tps > 0\n" + d);
+                    // 2 s of sample: iterations ~ 2 s * tps; one-way latency = half the period of a round trip
+                    assertEquals(1e6 / v[3] / 2, v[2], v[2] * 0.02 + 0.02, "t_avg = 10^6 / tps / 2\n" + d);
+                    assertEquals(2.0, v[1] / v[3], 0.5, "the sample period is 4 - 2 * 1 s\n" + d);
+                }
+            } else {
+                double[] v = resultLine(p.client().out(), PerfFormat.BW_COLUMNS, d);
+                assertTrue(v[1] > 0, "messages counted in the sample period\n" + d);
+                assertBandwidth(v, (int) v[1], false, d);
+            }
+        }
+    }
+
     // ---- the launcher, as processes ----
 
     static Path moduleDir() {
