@@ -1,0 +1,561 @@
+package org.verbs4j.bench.perf;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.MemoryRegion;
+import org.verbs4j.api.Opcode;
+import org.verbs4j.api.QueuePair;
+import org.verbs4j.api.ReceiveRequests;
+import org.verbs4j.api.SendFlags;
+import org.verbs4j.api.SendRequests;
+import org.verbs4j.api.WcStatus;
+import org.verbs4j.api.WorkCompletions;
+
+/**
+ * The measured loops, one per perftest loop ({@code run_iter_lat_send}, {@code run_iter_lat_write},
+ * {@code run_iter_lat}, {@code run_iter_bw}, {@code run_iter_bw_server}), over one connected
+ * {@link PerfSession}. Everything they touch is made before they start: the work requests (one signaled and
+ * one unsignaled copy, so a post never rewrites a request), the receive request, the completion array and the
+ * time-stamp arrays. Inside a loop there is no allocation: posts and polls go through the flyweights, time
+ * stamps are {@link System#nanoTime()} into a {@code long[]}.
+ */
+final class PerfRunner implements AutoCloseable {
+    /** System property: print the bytes each measured loop allocated on the Java heap (stderr). */
+    static final String MEASURE_ALLOCATION = "verbs4j.perf.measureAllocation";
+    static final int POLL_BATCH = 16;
+    private static final int RECEIVE = 0;
+    private static final int SEND = 1;
+    private static final int WRITE = 2;
+    private static final int READ = 3;
+    private static final int CREDIT = 4;
+    private static final String[] WHAT = {"receive", "send", "RDMA write", "RDMA read", "credit write"};
+
+    private final PerfOptions o;
+    private final PerfSession s;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final QueuePair qp;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final MemoryRegion mr;
+    private final SendRequests signaled = SendRequests.allocate(1, 1);
+    private final SendRequests unsignaled = SendRequests.allocate(1, 1);
+    private final SendRequests credit = SendRequests.allocate(1, 1);
+    private final ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
+    private final WorkCompletions wc = WorkCompletions.allocate(POLL_BATCH);
+    private final long[] posted;
+    private final long[] completed;
+    private final com.sun.management.ThreadMXBean threads;
+
+    private int size;
+    private int outstandingRecvs;
+    /** Duration mode: iterations counted in the sample period, and the period itself. */
+    private long sampledIters;
+    private long sampledNanos;
+    /** Bytes the last measured loop allocated (with {@link #MEASURE_ALLOCATION}). */
+    private long loopAllocated;
+    /** Iterations of the loop about to run: {@code --warmup} for the unmeasured run, else {@code -n}. */
+    private long runIters;
+
+    PerfRunner(PerfOptions o, PerfSession s, PrintStream out, PrintStream err) {
+        this.o = o;
+        this.s = s;
+        this.out = out;
+        this.err = err;
+        this.qp = s.qp;
+        this.sendCq = s.sendCq;
+        this.recvCq = s.recvCq;
+        this.mr = s.mr;
+        int n = o.isDuration() ? 1 : Math.max(o.iters, o.warmup);
+        this.posted = new long[n];
+        this.completed = new long[n];
+        this.threads = Boolean.getBoolean(MEASURE_ALLOCATION)
+                ? (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean() : null;
+    }
+
+    /** Runs every size, printing perftest's result lines. */
+    void run() {
+        boolean client = o.isClient();
+        PerfTest t = o.test;
+        // perftest's read_lat server only waits: no columns, no results
+        boolean quiet = t == PerfTest.READ_LAT && !client;
+        if (!quiet) {
+            printColumns();
+        }
+        for (long sz : o.sizes()) {
+            if (o.warmup > 0) {
+                // verbs4j's --warmup: the same loop, unmeasured, so the JIT has compiled it before the measured run
+                runIters = o.warmup;
+                prepare((int) sz);
+                s.channel.sync("warm-up of size " + sz);
+                runLoop(t, client);
+            }
+            // duration mode: perftest's iters = 0, the loops run until the clock says END
+            runIters = o.isDuration() ? 0 : o.iters;
+            prepare((int) sz);
+            s.channel.sync("start of size " + sz);
+            runLoop(t, client);
+            long loopBytes = loopAllocated;
+            report(client);
+            if (threads != null && (client || t == PerfTest.SEND_LAT || t == PerfTest.WRITE_LAT || t == PerfTest.SEND_BW)) {
+                err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
+            }
+            out.flush();
+        }
+        if (!quiet) {
+            out.println(PerfFormat.RESULT_LINE);
+        }
+        out.flush();
+        s.channel.sync("end of test");
+    }
+
+    private void runLoop(PerfTest t, boolean client) {
+        loopAllocated = 0;
+        if (client && s.useCredits()) {
+            // only now: the server got past the synchronisation, so no credit write of the last run is in flight
+            mr.putLong(s.creditOffset(), 0);
+        }
+        switch (t) {
+            case SEND_LAT -> sendLatency(client);
+            case WRITE_LAT -> writeLatency(client);
+            case READ_LAT -> {
+                if (client) {
+                    readLatency();
+                }
+            }
+            case SEND_BW -> {
+                if (client) {
+                    bandwidthClient();
+                } else {
+                    sendBandwidthServer();
+                }
+            }
+            case WRITE_BW, READ_BW -> {
+                if (client) {
+                    bandwidthClient();
+                }
+            }
+            default -> throw new IllegalStateException(t.toString());
+        }
+    }
+
+    private long allocated() {
+        return threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
+    }
+
+    private void printColumns() {
+        if (o.test.bandwidth) {
+            out.println(o.reportGbits ? PerfFormat.BW_COLUMNS_GBITS : PerfFormat.BW_COLUMNS);
+        } else {
+            out.println(o.isDuration() ? PerfFormat.LAT_DURATION_COLUMNS : PerfFormat.LAT_COLUMNS);
+        }
+        out.flush();
+    }
+
+    /** Sets the requests up for one message size and, for the send tests, tops the receives up to rx depth. */
+    private void prepare(int sz) {
+        this.size = sz;
+        PerfTest.Verb verb = o.test.verb;
+        Opcode op = verb == PerfTest.Verb.SEND ? Opcode.SEND : verb == PerfTest.Verb.WRITE ? Opcode.RDMA_WRITE
+                : Opcode.RDMA_READ;
+        int inline = verb != PerfTest.Verb.READ && sz <= s.inlineSize ? SendFlags.INLINE : 0;
+        // RDMA: from our source half to the peer's advertised half (a READ reads it into our source half)
+        for (SendRequests w : new SendRequests[] {signaled, unsignaled}) {
+            w.at(0).clear().wrId(0).opcode(op).flags(inline | (w == signaled ? SendFlags.SIGNALED : 0))
+                    .sge(s.sendAddress(), sz, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
+        }
+        if (s.useCredits()) {
+            credit.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sge(mr.address() + s.creditOffset(), 8, mr.lkey()).rdma(s.remote.vaddr() + s.slot, s.remote.rkey());
+        }
+        topUpReceives(sz);
+    }
+
+    /**
+     * Send tests: posts receives of {@code sz} bytes until rx depth are outstanding. Called for the first size
+     * before the queue pair is connected (iWARP has no RNR retry: a send must never find no receive), then
+     * at the start of every size, before the size's synchronisation.
+     */
+    void topUpReceives(int sz) {
+        recv.at(0).wrId(0).sge(s.targetAddress(), sz, mr.lkey());
+        if (o.test.verb == PerfTest.Verb.SEND && (o.test == PerfTest.SEND_LAT || !o.isClient())) {
+            while (outstandingRecvs < o.rxDepth) {
+                qp.postReceive(recv);
+                outstandingRecvs++;
+            }
+        }
+    }
+
+    // ---- latency ----
+
+    /** {@code run_iter_lat_send}: send/receive ping-pong; the client sends first. */
+    private void sendLatency(boolean client) {
+        final long iters = runIters;
+        final boolean duration = o.isDuration();
+        final int rxDepth = o.rxDepth;
+        final int cqMod = o.cqMod;
+        final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
+        final long[] t = posted;
+        long scnt = 0;
+        long rcnt = 0;
+        long sampled = 0;
+        if (clock != null) {
+            clock.start();
+        }
+        final long allocBefore = allocated();
+        while (scnt < iters || rcnt < iters || duration && !clock.ended()) {
+            if ((rcnt < iters || duration) && !(scnt < 1 && client)) {
+                int ne;
+                do {
+                    ne = recvCq.poll(wc, 1);
+                } while (ne == 0 && !(duration && clock.ended()));
+                if (ne > 0) {
+                    check(0, RECEIVE, scnt, rcnt);
+                    rcnt++;
+                    outstandingRecvs--;
+                    if (duration && clock.sampling()) {
+                        sampled++;
+                    }
+                    if (duration || rcnt + rxDepth <= iters) {
+                        qp.postReceive(recv);
+                        outstandingRecvs++;
+                    }
+                }
+            }
+            if (scnt < iters || duration && !clock.ended()) {
+                if (!duration) {
+                    t[(int) scnt] = System.nanoTime();
+                }
+                scnt++;
+                boolean signal = scnt % cqMod == 0 || !duration && scnt == iters;
+                qp.postSend(signal ? signaled : unsignaled);
+                if (signal) {
+                    int ne;
+                    do {
+                        ne = sendCq.poll(wc, 1);
+                    } while (ne == 0);
+                    check(0, SEND, scnt, rcnt);
+                }
+            }
+            if (duration && clock.ended()) {
+                break;
+            }
+        }
+        loopAllocated = allocated() - allocBefore;
+        finishDuration(clock, sampled);
+    }
+
+    /** {@code run_iter_lat_write}: RDMA WRITE ping-pong; each side spins on the last byte of its target half. */
+    private void writeLatency(boolean client) {
+        final long iters = runIters;
+        final boolean duration = o.isDuration();
+        final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
+        final long pollOffset = s.slot + size - 1;
+        final long postOffset = size - 1;
+        final MemoryRegion m = mr;
+        final long[] t = posted;
+        long scnt = 0;
+        long ccnt = 0;
+        long rcnt = 0;
+        long sampled = 0;
+        if (clock != null) {
+            clock.start();
+        }
+        final long allocBefore = allocated();
+        while (scnt < iters || ccnt < iters || rcnt < iters || duration && !clock.ended()) {
+            if ((rcnt < iters || duration) && !(scnt < 1 && !client)) {
+                rcnt++;
+                byte want = (byte) rcnt;
+                while (m.getByteVolatile(pollOffset) != want && !(duration && clock.ended())) {
+                    Thread.onSpinWait();
+                }
+            }
+            if (scnt < iters || duration) {
+                if (!duration) {
+                    t[(int) scnt] = System.nanoTime();
+                }
+                m.putByteVolatile(postOffset, (byte) ++scnt);
+                qp.postSend(signaled);
+            }
+            if (duration && clock.ended()) {
+                break;
+            }
+            if (ccnt < iters || duration) {
+                int ne;
+                do {
+                    ne = sendCq.poll(wc, 1);
+                } while (ne == 0);
+                check(0, WRITE, scnt, ccnt);
+                ccnt++;
+                if (duration && clock.sampling()) {
+                    sampled++;
+                }
+            }
+        }
+        loopAllocated = allocated() - allocBefore;
+        finishDuration(clock, sampled);
+    }
+
+    /** {@code run_iter_lat}: one signaled RDMA READ at a time, client side only. */
+    private void readLatency() {
+        final long iters = runIters;
+        final boolean duration = o.isDuration();
+        final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
+        final long[] t = posted;
+        long scnt = 0;
+        long sampled = 0;
+        if (clock != null) {
+            clock.start();
+        }
+        final long allocBefore = allocated();
+        while (scnt < iters || duration && !clock.ended()) {
+            if (!duration) {
+                t[(int) scnt] = System.nanoTime();
+            }
+            scnt++;
+            qp.postSend(signaled);
+            int ne;
+            do {
+                ne = sendCq.poll(wc, 1);
+            } while (ne == 0);
+            check(0, READ, scnt, scnt);
+            if (duration && clock.sampling()) {
+                sampled++;
+            }
+        }
+        loopAllocated = allocated() - allocBefore;
+        finishDuration(clock, sampled);
+    }
+
+    // ---- bandwidth ----
+
+    /**
+     * {@code run_iter_bw}: keeps up to tx depth messages in flight; every {@code cqMod}-th (and the last) is
+     * signaled and its completion accounts for {@code cqMod} messages. Without RNR retry (iWARP) send_bw also
+     * waits for the server's receive credits.
+     */
+    private void bandwidthClient() {
+        final long iters = runIters;
+        final boolean duration = o.isDuration();
+        final boolean noPeak = o.noPeak;
+        final int txDepth = o.txDepth;
+        final int cqMod = o.cqMod;
+        final boolean credits = s.useCredits();
+        final int rxDepth = o.rxDepth;
+        final long creditOffset = s.creditOffset();
+        final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
+        final long[] tp = posted;
+        final long[] tc = completed;
+        final MemoryRegion m = mr;
+        final int op = o.test.verb == PerfTest.Verb.SEND ? SEND : o.test.verb == PerfTest.Verb.WRITE ? WRITE : READ;
+        long scnt = 0;
+        long ccnt = 0;
+        long sampled = 0;
+        if (clock != null) {
+            clock.start();
+        }
+        if (noPeak && !duration) {
+            tp[0] = System.nanoTime();
+        }
+        final long allocBefore = allocated();
+        while (scnt < iters || ccnt < iters || duration && !clock.ended()) {
+            while ((scnt < iters || duration) && scnt - ccnt + 1 <= txDepth) {
+                if (credits && scnt + 1 - m.getLongVolatile(creditOffset) >= rxDepth) {
+                    break;
+                }
+                boolean signal = scnt % cqMod == cqMod - 1 || !duration && scnt == iters - 1;
+                if (!noPeak) {
+                    tp[(int) scnt] = System.nanoTime();
+                }
+                if (duration && clock.ended()) {
+                    break;
+                }
+                qp.postSend(signal ? signaled : unsignaled);
+                scnt++;
+            }
+            if (ccnt < iters || duration && ccnt < scnt) {
+                int ne = sendCq.poll(wc, POLL_BATCH);
+                for (int i = 0; i < ne; i++) {
+                    check(i, op, scnt, ccnt);
+                    ccnt += cqMod;
+                    if (!noPeak) {
+                        tc[(int) (ccnt > iters ? iters - 1 : ccnt - 1)] = System.nanoTime();
+                    }
+                    if (duration && clock.sampling()) {
+                        sampled += cqMod;
+                    }
+                }
+            }
+            if (duration && clock.ended()) {
+                break;
+            }
+        }
+        if (noPeak && !duration) {
+            tc[0] = System.nanoTime();
+        }
+        loopAllocated = allocated() - allocBefore;
+        finishDuration(clock, sampled);
+    }
+
+    /** {@code run_iter_bw_server}: counts receives from the first one on, re-posting as they are used. */
+    private void sendBandwidthServer() {
+        final long iters = runIters;
+        final boolean duration = o.isDuration();
+        final boolean credits = s.useCredits();
+        final int creditEvery = Math.max(1, o.rxDepth / 3);
+        final int sendDepth = o.txDepth;
+        final long creditOffset = s.creditOffset();
+        final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
+        final MemoryRegion m = mr;
+        long rcnt = 0;
+        long postedRecvs = outstandingRecvs;
+        long sampled = 0;
+        int creditsInFlight = 0;
+        boolean first = true;
+        final long allocBefore = allocated();
+        while (rcnt < iters || duration && !clock.ended()) {
+            int ne = recvCq.poll(wc, POLL_BATCH);
+            if (ne > 0 && first) {
+                first = false;
+                if (duration) {
+                    clock.start();
+                } else {
+                    posted[0] = System.nanoTime();
+                }
+            }
+            for (int i = 0; i < ne; i++) {
+                check(i, RECEIVE, rcnt, rcnt);
+                rcnt++;
+                outstandingRecvs--;
+                if (duration && clock.sampling()) {
+                    sampled++;
+                }
+                if (duration || postedRecvs + 1 <= iters) {
+                    qp.postReceive(recv);
+                    outstandingRecvs++;
+                    postedRecvs++;
+                }
+                if (credits && rcnt % creditEvery == 0) {
+                    while (creditsInFlight >= sendDepth) {
+                        creditsInFlight -= reapCredits();
+                    }
+                    m.putLong(creditOffset, rcnt);
+                    qp.postSend(credit);
+                    creditsInFlight++;
+                }
+            }
+            if (credits && creditsInFlight > 0) {
+                creditsInFlight -= reapCredits();
+            }
+        }
+        while (creditsInFlight > 0) {
+            creditsInFlight -= reapCredits();
+        }
+        if (!duration) {
+            completed[0] = System.nanoTime();
+        }
+        loopAllocated = allocated() - allocBefore;
+        finishDuration(clock, sampled);
+    }
+
+    private int reapCredits() {
+        int ne = sendCq.poll(wc, POLL_BATCH);
+        for (int i = 0; i < ne; i++) {
+            check(i, CREDIT, 0, 0);
+        }
+        return ne;
+    }
+
+    private void finishDuration(DurationClock clock, long sampled) {
+        if (clock != null) {
+            clock.stop();
+            sampledIters = sampled;
+            sampledNanos = clock.sampleNanos();
+        }
+    }
+
+    /**
+     * Fails on an error completion. {@code what} is a code, not a string: the first execution of a string
+     * literal allocates it (constant pool resolution), which would count as the loop's allocation.
+     */
+    private void check(int i, int what, long scnt, long ccnt) {
+        int status = wc.statusValue(i);
+        if (status != 0) {
+            WcStatus st = WcStatus.of(status);
+            throw new PerfFailure(" Completion with error at " + (o.isClient() ? "client" : "server") + ":\n"
+                    + " Failed status " + status + ": wr_id " + wc.wrId(i) + " syndrom 0x" + Integer.toHexString(wc.vendorError(i))
+                    + " (" + (st == null ? "unknown" : st.text()) + ", " + WHAT[what] + ")\n scnt=" + scnt + ", ccnt=" + ccnt);
+        }
+    }
+
+    // ---- reports ----
+
+    private void report(boolean client) {
+        PerfTest t = o.test;
+        if (!t.bandwidth) {
+            if (t == PerfTest.READ_LAT && !client) {
+                return;
+            }
+            if (o.isDuration()) {
+                out.println(PerfFormat.latencyDurationLine(LatencyStats.duration(size, sampledIters, sampledNanos,
+                        t.rttFactor())));
+                return;
+            }
+            if (o.unsorted || o.histogram) {
+                printSamples();
+            }
+            out.println(PerfFormat.latencyLine(LatencyStats.compute(size, posted, o.iters, t.rttFactor())));
+            return;
+        }
+        BandwidthStats.Result r;
+        if (o.isDuration()) {
+            r = BandwidthStats.duration(size, sampledIters, sampledNanos, o.reportGbits);
+        } else if (t == PerfTest.SEND_BW && !client) {
+            r = BandwidthStats.duration(size, o.iters, completed[0] - posted[0], o.reportGbits);
+        } else if (client) {
+            r = BandwidthStats.compute(size, o.iters, posted, completed, o.cqMod, o.noPeak, o.reportGbits);
+        } else {
+            r = null;
+        }
+        if (t != PerfTest.SEND_BW) {
+            // perftest: the RDMA bandwidth server prints what the client measured
+            if (client) {
+                s.channel.sendResult(r);
+            } else {
+                r = s.channel.readResult();
+            }
+        }
+        out.println(PerfFormat.bandwidthLine(r, o.reportGbits));
+    }
+
+    /** {@code -U}: the unsorted samples; {@code -H}: the sorted, trimmed ones; then the columns again. */
+    private void printSamples() {
+        int rtt = o.test.rttFactor();
+        if (o.unsorted) {
+            out.println("#, usec");
+            double[] u = LatencyStats.unsortedMicros(posted, o.iters, rtt);
+            for (int i = 0; i < u.length; i++) {
+                out.println((i + 1) + ", " + PerfFormat.cG(u[i]));
+            }
+        }
+        if (o.histogram) {
+            out.println("#, usec");
+            double[] h = LatencyStats.sortedTrimmedMicros(posted, o.iters, rtt);
+            for (int i = 0; i < h.length; i++) {
+                out.println((i + 1) + ", " + PerfFormat.cG(h[i]));
+            }
+        }
+        out.println(PerfFormat.RESULT_LINE);
+        out.println(PerfFormat.LAT_COLUMNS);
+    }
+
+    @Override
+    public void close() {
+        signaled.close();
+        unsignaled.close();
+        credit.close();
+        recv.close();
+        wc.close();
+    }
+}

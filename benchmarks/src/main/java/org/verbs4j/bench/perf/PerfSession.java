@@ -1,0 +1,405 @@
+package org.verbs4j.bench.perf;
+
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.verbs4j.api.Access;
+import org.verbs4j.api.AddressVector;
+import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.DeviceAttributes;
+import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.Gid;
+import org.verbs4j.api.GidEntry;
+import org.verbs4j.api.LinkLayer;
+import org.verbs4j.api.MemoryRegion;
+import org.verbs4j.api.Mtu;
+import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.ProtectionDomain;
+import org.verbs4j.api.QpAttrMask;
+import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpEndpoint;
+import org.verbs4j.api.QpInitAttributes;
+import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpType;
+import org.verbs4j.api.QueuePair;
+import org.verbs4j.api.Rdma;
+import org.verbs4j.api.RdmaDevice;
+import org.verbs4j.api.TransportType;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.cm.CmId;
+import org.verbs4j.api.cm.ConnectionManager;
+import org.verbs4j.api.cm.ConnectionParameters;
+import org.verbs4j.api.cm.ConnectionRequest;
+import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.spi.FabricProvider;
+import org.verbs4j.api.spi.Fabrics;
+
+/**
+ * One verbs4j-perf run's resources and connection, as perftest sets them up: a PD, a send CQ and a receive
+ * CQ, one registered buffer and an RC queue pair, connected either by hand over the TCP channel (LID, QPN,
+ * PSN and GID exchanged, then INIT/RTR/RTS with perftest's attributes: timeout {@code -u}, retry 7, RNR retry
+ * 7, min RNR timer 12) or with rdma_cm ({@code -R}, on port {@code -p}+1).
+ *
+ * <p>The buffer has two halves of {@link #slot} bytes: the first is what this side sends from (or reads
+ * into), the second is what it advertises to the peer (the target of the peer's writes and reads, the
+ * receive buffer of sends). After them, one 64-byte word holds send_bw's receive credits on fabrics without
+ * RNR retry (iWARP).
+ */
+final class PerfSession implements AutoCloseable {
+    static final int PSN_MASK = 0xffffff;
+    static final Duration CM_TIMEOUT = Duration.ofSeconds(60);
+    static final int CREDIT_BYTES = 64;
+
+    final PerfOptions o;
+    final PrintStream out;
+    final PerfChannel channel;
+
+    ConnectionManager cm;
+    CmId listener;
+    CmId id;
+    DeviceContext ctx;
+    private boolean ownContext;
+    ProtectionDomain pd;
+    CompletionQueue sendCq;
+    CompletionQueue recvCq;
+    MemoryRegion mr;
+    QueuePair qp;
+    FabricProvider fabric;
+    PortAttributes port;
+    GidEntry sourceGid;
+
+    long slot;
+    int inlineSize;
+    int outReads;
+    Mtu mtu;
+    int psn;
+    PerfChannel.Endpoint local;
+    PerfChannel.Endpoint remote;
+
+    PerfSession(PerfOptions o, PrintStream out, PerfChannel channel) {
+        this.o = o;
+        this.out = out;
+        this.channel = channel;
+        long largest = o.largestSize();
+        this.slot = Math.max(4096, (largest + 4095) / 4096 * 4096);
+    }
+
+    /** Where this side's source (send / read sink) half starts. */
+    long sendAddress() {
+        return mr.address();
+    }
+
+    /** Where this side's advertised (receive / write target / read source) half starts. */
+    long targetAddress() {
+        return mr.address() + slot;
+    }
+
+    /** The credit word's offset in the buffer (send_bw without RNR retry). */
+    long creditOffset() {
+        return 2 * slot;
+    }
+
+    /** True when send_bw needs receive credits: the fabric has no RNR retry (iWARP). */
+    boolean useCredits() {
+        return o.test == PerfTest.SEND_BW && fabric != null && !fabric.hasRnrRetry();
+    }
+
+    String deviceName() {
+        return ctx.device().name();
+    }
+
+    // ---- set-up ----
+
+    /**
+     * Creates everything and connects: {@code beforeConnect} runs once the QP exists and before the peer
+     * can send (post the receives there), {@code header} prints the header block at perftest's place.
+     */
+    void connect(Runnable beforeConnect, Runnable header) {
+        if (o.rdmaCm) {
+            connectWithCm(beforeConnect, header);
+        } else {
+            connectByHand(beforeConnect, header);
+        }
+        out.println(PerfFormat.addressLine(true, local.lid(), local.qpn(), local.psn(), o.test, local.outReads(),
+                local.rkey(), local.vaddr()));
+        if (sourceGid != null) {
+            out.println(PerfFormat.gidLine(local.gid()));
+        }
+        out.println(PerfFormat.addressLine(false, remote.lid(), remote.qpn(), remote.psn(), o.test, remote.outReads(),
+                remote.rkey(), remote.vaddr()));
+        if (sourceGid != null) {
+            out.println(PerfFormat.gidLine(remote.gid()));
+        }
+        out.println(PerfFormat.RESULT_LINE);
+        out.flush();
+    }
+
+    private void connectByHand(Runnable beforeConnect, Runnable header) {
+        if (!o.isClient()) {
+            channel.welcome(o);
+        } else {
+            channel.hello(o);
+        }
+        RdmaDevice device = findDevice();
+        ctx = device.open();
+        ownContext = true;
+        port = ctx.queryPort(o.ibPort);
+        fabric = Fabrics.forPort(device, port, null);
+        if (!fabric.supportsManualConnection()) {
+            String why = device.name() + " is an " + (device.transportType() == TransportType.IWARP ? "iWARP" : fabric.name())
+                    + " device: its queue pairs connect through rdma_cm only, not by a hand exchange of QPN/PSN/GID. "
+                    + "Run both sides with -R (rdma_cm; give the client the server's IP address on that device).";
+            if (!o.isClient()) {
+                channel.refuse(why);
+            }
+            throw new PerfFailure(why);
+        }
+        if (!o.isClient()) {
+            channel.accept();
+        }
+        checkPort();
+        sourceGid = chooseGid();
+        createResources();
+        psn = ThreadLocalRandom.current().nextInt() & PSN_MASK;
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(o.ibPort).accessFlags(access));
+        beforeConnect.run();
+        header.run();
+        local = endpoint(port.lid(), qp.qpNumber(), psn);
+        remote = channel.exchange(local);
+        Mtu path = o.mtu > 0 ? Mtu.ofBytes(o.mtu) : Mtu.ofBytes(Math.min(mtu.bytes(), remote.mtuBytes()));
+        mtu = path;
+        FabricOptions fo = FabricOptions.defaults().serviceLevel(o.sl);
+        if (sourceGid != null) {
+            fo.gidIndex(sourceGid.index());
+        }
+        AddressVector av = fabric.addressVector(port, sourceGid, new QpEndpoint(remote.lid(), remote.qpn(), remote.psn(),
+                remote.gid()), fo);
+        int rd = o.test.verb == PerfTest.Verb.READ ? outReads : 1;
+        qp.modify(new QpAttributes().state(QpState.RTR).addressVector(av).pathMtu(path).destQpNum(remote.qpn())
+                .rqPsn(remote.psn()).maxDestRdAtomic(rd).minRnrTimer(12));
+        qp.modify(new QpAttributes().state(QpState.RTS).timeout(o.qpTimeout).retryCount(7).rnrRetry(7).sqPsn(psn)
+                .maxRdAtomic(rd));
+        // perftest's handshake after ctx_connect: neither side sends before both QPs are in RTS
+        channel.sync("connect");
+    }
+
+    private void connectWithCm(Runnable beforeConnect, Runnable header) {
+        int cmPort = o.port + 1;
+        cm = Rdma.connectionManager();
+        if (!o.isClient()) {
+            channel.welcome(o);
+            listener = cm.createId();
+            try {
+                if (o.tos >= 0) {
+                    listener.setTypeOfService(o.tos);
+                }
+                listener.bind(new InetSocketAddress(cmPort));
+                listener.listen(1);
+            } catch (RuntimeException e) {
+                channel.refuse("the server's rdma_cm listener on port " + cmPort + " failed: " + e.getMessage());
+                throw e;
+            }
+            channel.accept();
+            ConnectionRequest req = listener.awaitRequest(CM_TIMEOUT);
+            id = req.id();
+            ctx = id.context();
+            if (o.device != null && !o.device.equals(ctx.device().name())) {
+                id.reject(null);
+                throw new PerfFailure("the rdma_cm request arrived on " + ctx.device().name() + ", not on -d " + o.device
+                        + ": give the client the IP address of " + o.device + "'s netdev");
+            }
+            setUpCmResources();
+            // perftest prints the header before it waits for the request; verbs4j-perf needs the request's
+            // device for it, so the header (with its "Waiting for client rdma_cm QP" lines) comes now
+            header.run();
+            beforeConnect.run();
+            id.accept(cmParameters());
+            id.awaitEstablished(CM_TIMEOUT);
+        } else {
+            channel.hello(o);
+            InetAddress host;
+            try {
+                host = InetAddress.getByName(o.serverHost);
+            } catch (UnknownHostException e) {
+                throw new PerfFailure("unknown host " + o.serverHost);
+            }
+            id = cm.createId();
+            if (o.tos >= 0) {
+                id.setTypeOfService(o.tos);
+            }
+            id.resolveAddress(new InetSocketAddress(host, cmPort), CM_TIMEOUT);
+            id.resolveRoute(CM_TIMEOUT);
+            ctx = id.context();
+            if (o.device != null && !o.device.equals(ctx.device().name())) {
+                throw new PerfFailure(o.serverHost + " is reached through " + ctx.device().name() + ", not through -d "
+                        + o.device + ": give the IP address of a netdev of " + o.device);
+            }
+            setUpCmResources();
+            header.run();
+            beforeConnect.run();
+            id.connect(cmParameters(), CM_TIMEOUT);
+        }
+        local = endpoint(0, qp.qpNumber(), queriedPsn());
+        remote = channel.exchange(local);
+        channel.sync("connect");
+    }
+
+    private void setUpCmResources() {
+        port = ctx.queryPort(o.ibPort);
+        fabric = Fabrics.forPort(ctx.device(), port, null);
+        sourceGid = chooseGid();
+        createResources();
+        psn = 0;
+    }
+
+    private ConnectionParameters cmParameters() {
+        int rd = o.test.verb == PerfTest.Verb.READ ? Math.min(255, outReads) : 1;
+        return ConnectionParameters.defaults().withResponderResources(rd).withInitiatorDepth(rd);
+    }
+
+    /** The send PSN rdma_cm chose, where the device reports it (siw before Linux 6.3 does not: 0 then). */
+    private int queriedPsn() {
+        try {
+            return qp.query(QpAttrMask.SQ_PSN).sqPsn();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private PerfChannel.Endpoint endpoint(int lid, int qpn, int psnValue) {
+        Gid gid = sourceGid == null ? Gid.ZERO : sourceGid.gid();
+        return new PerfChannel.Endpoint(lid, qpn, psnValue, gid, mr.rkey(), targetAddress(), outReads, mtu.bytes());
+    }
+
+    private RdmaDevice findDevice() {
+        List<RdmaDevice> devices = Rdma.devices();
+        if (devices.isEmpty()) {
+            throw new PerfFailure("No IB devices found (is an RDMA driver loaded? check ibv_devices)");
+        }
+        if (o.device == null) {
+            return devices.get(0);
+        }
+        for (RdmaDevice d : devices) {
+            if (d.name().equals(o.device)) {
+                return d;
+            }
+        }
+        throw new PerfFailure("IB device " + o.device + " not found; there are: "
+                + devices.stream().map(RdmaDevice::name).reduce((a, b) -> a + ", " + b).orElse(""));
+    }
+
+    private void checkPort() {
+        if (!port.isActive()) {
+            throw new PerfFailure(ctx.device().name() + " port " + o.ibPort + " is " + port.state().text()
+                    + ", not ACTIVE");
+        }
+    }
+
+    /** {@code -x}, else the fabric's choice (RoCE: the IPv4-mapped RoCE v2 GID), else none (IB inside a subnet). */
+    private GidEntry chooseGid() {
+        if (o.gidIndex >= 0) {
+            return ctx.queryGidEntry(o.ibPort, o.gidIndex);
+        }
+        try {
+            GidEntry g = fabric.sourceGid(port, ctx.queryGidTable(), FabricOptions.defaults());
+            if (g == null && ctx.device().transportType() == TransportType.IWARP && port.gidTableLength() > 0) {
+                // iWARP addresses by IP; perftest still shows GID 0 (from the netdev's MAC), and so does this
+                g = ctx.queryGidEntry(o.ibPort, 0);
+            }
+            return g;
+        } catch (RuntimeException e) {
+            if (port.linkLayer() == LinkLayer.ETHERNET) {
+                throw e;
+            }
+            return null;
+        }
+    }
+
+    private void createResources() {
+        DeviceAttributes dev = ctx.queryDevice();
+        int maxReads = Math.max(1, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom() > 0 ? dev.maxQpInitRdAtom()
+                : dev.maxQpRdAtom()));
+        outReads = o.outReads > 0 ? Math.min(o.outReads, maxReads) : maxReads;
+        if (o.outReads > maxReads) {
+            out.println(PerfFormat.RESULT_LINE);
+            System.err.println(" Number of outstanding reads is above max = " + maxReads);
+            System.err.println(" Changing to that max value");
+        }
+        mtu = port.activeMtu() != null ? port.activeMtu() : Mtu.MTU_1024;
+        pd = ctx.allocProtectionDomain();
+        int sendDepth = o.txDepth + (o.test == PerfTest.SEND_BW ? PerfOptions.DEF_TX_BW : 0);
+        sendCq = ctx.createCompletionQueue(sendDepth + 1);
+        int recvDepth = o.test.verb == PerfTest.Verb.SEND ? o.rxDepth : 1;
+        recvCq = ctx.createCompletionQueue(recvDepth + 1);
+        // iWARP places an RDMA READ response like a write: the sink needs REMOTE_WRITE (it has it here anyway)
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | fabric.readSinkExtraAccess();
+        mr = pd.allocateMemory(2 * slot + CREDIT_BYTES, access);
+        mr.fill(0, mr.length(), (byte) 0);
+        QpInitAttributes attrs = new QpInitAttributes(QpType.RC, sendCq, recvCq).maxSendWr(sendDepth)
+                .maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
+        if (o.inlineSize > 0) {
+            attrs.maxInlineData(o.inlineSize);
+        }
+        try {
+            qp = id != null ? id.createQueuePair(pd, attrs) : pd.createQueuePair(attrs);
+        } catch (VerbsException e) {
+            if (o.inlineSize <= 0) {
+                throw e;
+            }
+            // a device with a smaller inline limit than perftest's default (siw: 104 bytes) refuses the QP;
+            // verbs4j cannot read the limit beforehand (ibv_device_attr has none), so it falls back to no inline
+            System.err.println("verbs4j-perf: " + ctx.device().name() + " refused max_inline_data " + o.inlineSize
+                    + " (" + e.getMessage() + "); running without inline sends");
+            attrs.maxInlineData(0);
+            qp = id != null ? id.createQueuePair(pd, attrs) : pd.createQueuePair(attrs);
+        }
+        inlineSize = Math.min(o.inlineSize, qp.capabilities().maxInlineData());
+    }
+
+    /** The header block's values. */
+    PerfFormat.Header headerValues(String deviceName, TransportType transport, LinkLayer link, int mtuBytes) {
+        return new PerfFormat.Header(o.test, deviceName, transport == TransportType.IWARP ? "IW"
+                : transport == TransportType.IB ? "IB" : "Unknown", o.isClient(), o.txDepth, o.rxDepth, o.cqMod, mtuBytes,
+                link == LinkLayer.ETHERNET ? "Ethernet" : link == LinkLayer.INFINIBAND || link == LinkLayer.UNSPECIFIED ? "IB"
+                        : "Unknown", sourceGid == null ? -1 : sourceGid.index(), inlineSize, outReads, o.rdmaCm, o.tos);
+    }
+
+    @Override
+    public void close() {
+        if (id != null) {
+            try {
+                id.disconnect();
+            } catch (RuntimeException ignored) {
+                // the peer may have gone first
+            }
+        }
+        closeQuietly(id);
+        closeQuietly(listener);
+        if (id == null) {
+            closeQuietly(qp);
+        }
+        closeQuietly(mr);
+        closeQuietly(sendCq);
+        closeQuietly(recvCq);
+        closeQuietly(pd);
+        if (ownContext) {
+            closeQuietly(ctx);
+        }
+        closeQuietly(cm);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // best effort at the end of a run
+            }
+        }
+    }
+}

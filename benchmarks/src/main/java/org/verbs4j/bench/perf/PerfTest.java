@@ -1,0 +1,77 @@
+package org.verbs4j.bench.perf;
+
+import java.util.Locale;
+
+/** The six perftest tests verbs4j-perf runs: {@code ib_send_lat} ... {@code ib_read_bw}. */
+public enum PerfTest {
+    SEND_LAT(Verb.SEND, false),
+    WRITE_LAT(Verb.WRITE, false),
+    READ_LAT(Verb.READ, false),
+    SEND_BW(Verb.SEND, true),
+    WRITE_BW(Verb.WRITE, true),
+    READ_BW(Verb.READ, true);
+
+    /** What one operation of the test is. */
+    public enum Verb {
+        SEND("Send"),
+        WRITE("RDMA_Write"),
+        READ("RDMA_Read");
+
+        /** perftest's name of the verb in the test title ({@code testsStr[]}). */
+        final String title;
+
+        Verb(String title) {
+            this.title = title;
+        }
+    }
+
+    final Verb verb;
+    final boolean bandwidth;
+
+    PerfTest(Verb verb, boolean bandwidth) {
+        this.verb = verb;
+        this.bandwidth = bandwidth;
+    }
+
+    /** {@code send_lat}, ... as given on the command line. */
+    public String command() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The C tool of the same test: {@code ib_send_lat}, ... */
+    public String cTool() {
+        return "ib_" + command();
+    }
+
+    /** The title line of the header: {@code Send Latency Test}, {@code RDMA_Write BW Test}. */
+    public String title() {
+        return verb.title + (bandwidth ? " BW " : " Latency ") + "Test";
+    }
+
+    public boolean isBandwidth() {
+        return bandwidth;
+    }
+
+    public Verb verb() {
+        return verb;
+    }
+
+    /**
+     * One-way latency is the round trip halved for the ping-pong tests; an RDMA READ's round trip is its
+     * latency (perftest's {@code rtt_factor}).
+     */
+    int rttFactor() {
+        return verb == Verb.READ ? 1 : 2;
+    }
+
+    /** The test named {@code command} ({@code send_lat}, {@code ib_send_lat}), or {@code null}. */
+    public static PerfTest of(String command) {
+        String c = command.startsWith("ib_") ? command.substring(3) : command;
+        for (PerfTest t : values()) {
+            if (t.command().equals(c)) {
+                return t;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,133 @@
+package org.verbs4j.bench.perf;
+
+import java.io.PrintStream;
+import org.verbs4j.api.VerbsException;
+
+/**
+ * {@code verbs4j-perf}: rdma-core perftest's six basic tests on verbs4j, with perftest's options, roles and
+ * report, so that the two can be run side by side on the same device and compared.
+ *
+ * <pre>
+ * verbs4j-perf send_lat|write_lat|read_lat|send_bw|write_bw|read_bw [options]          # server
+ * verbs4j-perf send_lat|write_lat|read_lat|send_bw|write_bw|read_bw [options] HOST     # client
+ * </pre>
+ *
+ * Without a host it is the server: it waits for one client on TCP port {@code -p} (18515). With a host it
+ * is the client. Both sides must be given the same test and the same {@code -s}/{@code -a}, {@code -n}/{@code -D}
+ * and {@code -R}; the server checks that and says what differs. See {@link PerfOptions} for the options and
+ * docs/perftest.md for what is and is not like perftest (the exchange is verbs4j-perf's own: it talks to
+ * verbs4j-perf only, not to C perftest).
+ *
+ * <p>Exit status: 0 when the test ran, 1 on any failure (message on stderr), as perftest.
+ */
+public final class VerbsPerf {
+    static final String VERSION = "verbs4j-perf 0.1 (perftest 4.5-0.17 report format)";
+
+    private VerbsPerf() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs one test with {@code args} (the test name first); returns the exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
+            PerfOptions.printUsage(null, args.length == 0 ? err : out);
+            return args.length == 0 ? 1 : 0;
+        }
+        PerfTest test = PerfTest.of(args[0]);
+        if (test == null) {
+            err.println("verbs4j-perf: unknown test '" + args[0] + "'; the tests are send_lat, write_lat, read_lat, "
+                    + "send_bw, write_bw, read_bw");
+            return 1;
+        }
+        String[] rest = new String[args.length - 1];
+        System.arraycopy(args, 1, rest, 0, rest.length);
+        PerfOptions o;
+        try {
+            o = PerfOptions.parse(test, rest);
+        } catch (PerfOptions.HelpRequested h) {
+            if (h.version) {
+                out.println("Version: " + VERSION);
+            } else {
+                PerfOptions.printUsage(test, out);
+            }
+            return 0;
+        } catch (PerfOptions.UsageException e) {
+            err.println("verbs4j-perf " + test.command() + ": " + e.getMessage());
+            err.println(" Parser function exited with Error (see verbs4j-perf " + test.command() + " -h)");
+            return 1;
+        }
+        try {
+            runTest(o, out, err);
+            return 0;
+        } catch (PerfFailure | PerfChannel.ExchangeException e) {
+            out.flush();
+            err.println("verbs4j-perf " + test.command() + ": " + e.getMessage());
+            return 1;
+        } catch (VerbsException e) {
+            out.flush();
+            err.println("verbs4j-perf " + test.command() + ": " + e.getMessage());
+            return 1;
+        } catch (RuntimeException e) {
+            out.flush();
+            err.println("verbs4j-perf " + test.command() + ": unexpected failure: " + e);
+            e.printStackTrace(err);
+            return 1;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** System property: print what one {@link System#nanoTime()} costs on this machine (stderr). */
+    static final String CLOCK_COST = "verbs4j.perf.clockCost";
+
+    /**
+     * The median cost of {@link System#nanoTime()} in ns, from 21 batches of 1000 back-to-back calls. It is in
+     * every latency sample once (one time stamp per iteration); perftest's cycle counter costs a few cycles.
+     */
+    static double clockCostNanos() {
+        double[] batch = new double[21];
+        long sink = 0;
+        for (int b = 0; b < batch.length; b++) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 1000; i++) {
+                sink += System.nanoTime();
+            }
+            batch[b] = (System.nanoTime() - t0) / 1000.0;
+        }
+        java.util.Arrays.sort(batch);
+        return sink == 42 ? -1 : batch[batch.length / 2];
+    }
+
+    static void runTest(PerfOptions o, PrintStream out, PrintStream err) {
+        if (Boolean.getBoolean(CLOCK_COST)) {
+            err.printf(java.util.Locale.ROOT, "verbs4j-perf: System.nanoTime() takes %.0f ns here%n", clockCostNanos());
+        }
+        if (!o.isClient()) {
+            for (String l : PerfFormat.waitingBanner()) {
+                out.println(l);
+            }
+            out.flush();
+        }
+        try (PerfChannel channel = o.isClient() ? PerfChannel.connect(o.serverHost, o.port) : PerfChannel.serve(o.port);
+             PerfSession session = new PerfSession(o, out, channel)) {
+            PerfRunner[] runner = new PerfRunner[1];
+            session.connect(() -> {
+                runner[0] = new PerfRunner(o, session, out, err);
+                runner[0].topUpReceives((int) o.sizes()[0]);
+            }, () -> {
+                for (String l : PerfFormat.header(session.headerValues(session.deviceName(),
+                        session.ctx.device().transportType(), session.port.linkLayer(), session.mtu.bytes()))) {
+                    out.println(l);
+                }
+                out.flush();
+            });
+            try (PerfRunner r = runner[0]) {
+                r.run();
+            }
+        }
+    }
+}
