@@ -85,7 +85,7 @@ public final class InfiniBandProvider implements FabricProvider {
      */
     @Override
     public GidEntry sourceGid(PortAttributes port, List<GidEntry> gidTable, FabricOptions options) {
-        FabricOptions o = orDefaults(options);
+        FabricOptions o = FabricOptions.orDefaults(options);
         requireUsable(null, port);
         int index = o.gidIndex() >= 0 ? o.gidIndex() : 0;
         for (GidEntry e : gidTable) {
@@ -124,7 +124,7 @@ public final class InfiniBandProvider implements FabricProvider {
      */
     @Override
     public AddressVector addressVector(PortAttributes port, GidEntry sourceGid, QpEndpoint remote, FabricOptions options) {
-        FabricOptions o = orDefaults(options);
+        FabricOptions o = FabricOptions.orDefaults(options);
         Objects.requireNonNull(remote, "remote");
         requireUsable(null, port);
         if (!isUnicastLid(remote.lid())) {
@@ -172,7 +172,7 @@ public final class InfiniBandProvider implements FabricProvider {
      * @throws IllegalArgumentException when the index is outside the port's P_Key table
      */
     public int pkeyIndex(PortAttributes port, FabricOptions options) {
-        FabricOptions o = orDefaults(options);
+        FabricOptions o = FabricOptions.orDefaults(options);
         int index = o.pkeyIndex() >= 0 ? o.pkeyIndex() : 0;
         if (port.pkeyTableLength() > 0 && index >= port.pkeyTableLength()) {
             throw new IllegalArgumentException("P_Key index " + index + " is outside the P_Key table of port "
@@ -242,42 +242,15 @@ public final class InfiniBandProvider implements FabricProvider {
         return lid >= 1 && lid <= MAX_UNICAST_LID;
     }
 
-    /** IB supports both: manual LID/QPN/PSN/GID exchange, and rdma_cm over IPoIB. */
-    @Override
-    public boolean supportsManualConnection() {
-        return true;
-    }
-
-    @Override
-    public boolean supportsUnreliableDatagram() {
-        return true;
-    }
-
-    /** An RDMA READ response is written by the local HCA: LOCAL_WRITE is enough. */
-    @Override
-    public int readSinkExtraAccess() {
-        return 0;
-    }
-
-    /** Either side may send first once both QPs are in RTS (RNR retry covers a receive posted late). */
-    @Override
-    public boolean activeSideSendsFirst() {
-        return false;
-    }
-
-    @Override
-    public boolean hasRnrRetry() {
-        return true;
-    }
+    // supportsManualConnection, supportsUnreliableDatagram, readSinkExtraAccess (0: the local NIC writes a
+    // read response), activeSideSendsFirst (false: RNR retry covers a receive posted late) and hasRnrRetry:
+    // the interface's defaults, which are this fabric's answers.
 
     @Override
     public String toString() {
         return "InfiniBand fabric provider (" + NAME + ")";
     }
 
-    private static FabricOptions orDefaults(FabricOptions options) {
-        return options != null ? options : FabricOptions.defaults();
-    }
 
     private static void check24(String what, int value) {
         if (value < 0 || value > 0xffffff) {

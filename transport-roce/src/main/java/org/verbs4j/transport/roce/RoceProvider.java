@@ -81,7 +81,7 @@ public final class RoceProvider implements FabricProvider {
      */
     @Override
     public GidEntry sourceGid(PortAttributes port, List<GidEntry> gidTable, FabricOptions options) {
-        FabricOptions o = orDefaults(options);
+        FabricOptions o = FabricOptions.orDefaults(options);
         requireUsable(null, port);
         List<GidEntry> mine = entriesOf(port, gidTable);
         if (o.gidIndex() >= 0) {
@@ -156,7 +156,7 @@ public final class RoceProvider implements FabricProvider {
      */
     @Override
     public AddressVector addressVector(PortAttributes port, GidEntry sourceGid, QpEndpoint remote, FabricOptions options) {
-        FabricOptions o = orDefaults(options);
+        FabricOptions o = FabricOptions.orDefaults(options);
         Objects.requireNonNull(remote, "remote");
         requireUsable(null, port);
         requireSource(sourceGid);
@@ -196,32 +196,9 @@ public final class RoceProvider implements FabricProvider {
         }
     }
 
-    /** Manual exchange (as {@code ibv_rc_pingpong -g}) and rdma_cm both work on RoCE. */
-    @Override
-    public boolean supportsManualConnection() {
-        return true;
-    }
-
-    @Override
-    public boolean supportsUnreliableDatagram() {
-        return true;
-    }
-
-    /** An RDMA READ response is written by the local NIC: LOCAL_WRITE is enough. */
-    @Override
-    public int readSinkExtraAccess() {
-        return 0;
-    }
-
-    @Override
-    public boolean activeSideSendsFirst() {
-        return false;
-    }
-
-    @Override
-    public boolean hasRnrRetry() {
-        return true;
-    }
+    // supportsManualConnection, supportsUnreliableDatagram, readSinkExtraAccess (0: the local NIC writes a
+    // read response), activeSideSendsFirst (false: RNR retry covers a receive posted late) and hasRnrRetry:
+    // the interface's defaults, which are this fabric's answers.
 
     @Override
     public String toString() {
@@ -238,9 +215,6 @@ public final class RoceProvider implements FabricProvider {
         return e.gid().isIpv4Mapped() ? "IPv4" : "IPv6";
     }
 
-    private static FabricOptions orDefaults(FabricOptions options) {
-        return options != null ? options : FabricOptions.defaults();
-    }
 
     private static void check24(String what, int value) {
         if (value < 0 || value > 0xffffff) {

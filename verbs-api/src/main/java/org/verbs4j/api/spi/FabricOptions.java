@@ -27,6 +27,11 @@ public final class FabricOptions {
         return new FabricOptions();
     }
 
+    /** {@code options}, or the defaults when it is {@code null}. */
+    public static FabricOptions orDefaults(FabricOptions options) {
+        return options != null ? options : new FabricOptions();
+    }
+
     /** Use this provider ({@code ib}, {@code roce}, {@code iwarp}) whatever the device reports. */
     public FabricOptions provider(String name) {
         this.provider = name;

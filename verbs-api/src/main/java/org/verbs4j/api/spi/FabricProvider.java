@@ -42,23 +42,33 @@ public interface FabricProvider {
     /** The address vector that reaches {@code remote} from this port (RTR of RC/UC, or a UD address handle). */
     AddressVector addressVector(PortAttributes port, GidEntry sourceGid, QpEndpoint remote, FabricOptions options);
 
-    /** False for iWARP: its queue pairs connect through rdma_cm only. */
-    boolean supportsManualConnection();
+    /** False for iWARP: its queue pairs connect through rdma_cm only. Default true (IB transport: IB, RoCE). */
+    default boolean supportsManualConnection() {
+        return true;
+    }
 
-    /** False for iWARP: no unreliable datagram queue pairs. */
-    boolean supportsUnreliableDatagram();
+    /** False for iWARP: no unreliable datagram queue pairs. Default true. */
+    default boolean supportsUnreliableDatagram() {
+        return true;
+    }
 
     /**
      * Access flags an RDMA READ sink buffer needs besides local write: {@code REMOTE_WRITE} on iWARP
-     * (the read response is placed like a write), none elsewhere.
+     * (the read response is placed like a write), none elsewhere (the default: the local NIC writes it).
      */
-    int readSinkExtraAccess();
+    default int readSinkExtraAccess() {
+        return 0;
+    }
 
-    /** True for iWARP: the side that connected sends first (MPA). */
-    boolean activeSideSendsFirst();
+    /** True for iWARP: the side that connected sends first (MPA). Default false. */
+    default boolean activeSideSendsFirst() {
+        return false;
+    }
 
-    /** False for iWARP: no receiver-not-ready retry, so senders need credits for every receive. */
-    boolean hasRnrRetry();
+    /** False for iWARP: no receiver-not-ready retry, so senders need credits for every receive. Default true. */
+    default boolean hasRnrRetry() {
+        return true;
+    }
 
     // ---- the QP transitions of a manual connection (rdma_cm does these itself) ----
 
@@ -76,7 +86,7 @@ public interface FabricProvider {
      * default 0) and the remote access flags the QP accepts.
      */
     default QpAttributes initAttributes(PortAttributes port, int accessFlags, FabricOptions options) {
-        FabricOptions o = options != null ? options : FabricOptions.defaults();
+        FabricOptions o = FabricOptions.orDefaults(options);
         return new QpAttributes().state(QpState.INIT).port(port.portNumber())
                 .pkeyIndex(o.pkeyIndex() >= 0 ? o.pkeyIndex() : 0).accessFlags(accessFlags);
     }
@@ -101,7 +111,7 @@ public interface FabricProvider {
      */
     default QpAttributes readyToReceiveAttributes(PortAttributes port, GidEntry sourceGid, QpEndpoint remote,
             Mtu pathMtu, int rdAtomic, FabricOptions options) {
-        FabricOptions o = options != null ? options : FabricOptions.defaults();
+        FabricOptions o = FabricOptions.orDefaults(options);
         return new QpAttributes().state(QpState.RTR)
                 .addressVector(addressVector(port, sourceGid, remote, o))
                 .pathMtu(pathMtu != null ? pathMtu : pathMtu(port, o))
@@ -116,7 +126,7 @@ public interface FabricProvider {
      * {@link #DEFAULT_RETRY}).
      */
     default QpAttributes readyToSendAttributes(int psn, int rdAtomic, FabricOptions options) {
-        FabricOptions o = options != null ? options : FabricOptions.defaults();
+        FabricOptions o = FabricOptions.orDefaults(options);
         return new QpAttributes().state(QpState.RTS).sqPsn(psn).maxRdAtomic(rdAtomic)
                 .timeout(o.timeout() >= 0 ? o.timeout() : DEFAULT_TIMEOUT)
                 .retryCount(o.retryCount() >= 0 ? o.retryCount() : DEFAULT_RETRY)
