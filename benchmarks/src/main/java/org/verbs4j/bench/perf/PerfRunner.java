@@ -267,8 +267,10 @@ final class PerfRunner implements AutoCloseable {
             if ((rcnt < iters || duration) && !(scnt < 1 && !client)) {
                 rcnt++;
                 byte want = (byte) rcnt;
+                // a bare spin, as perftest's: no Thread.onSpinWait(). Its PAUSE delays noticing the byte (tens of
+                // ns on hardware), and under QEMU's TCG each PAUSE leaves the translated code (helper_pause)
                 while (m.getByteVolatile(pollOffset) != want && !(duration && clock.ended())) {
-                    Thread.onSpinWait();
+                    continue;
                 }
             }
             if (scnt < iters || duration) {
