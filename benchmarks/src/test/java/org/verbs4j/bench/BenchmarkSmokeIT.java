@@ -70,7 +70,7 @@ class BenchmarkSmokeIT {
         Set<String> expected = new TreeSet<>(Set.of(
                 "HotPathBenchmark.pollEmpty", "HotPathBenchmark.postRecv", "HotPathBenchmark.postSendPoll",
                 "HotPathBenchmark.postSendUnsignaled", "RawMemoryBenchmark.fillSendRequest",
-                "RawMemoryBenchmark.readCompletion",
+                "RawMemoryBenchmark.readCompletion", "NativeCallBenchmark.nativeCall",
                 "AtomicLatencyBenchmark.compareSwap @" + rxe, "AtomicLatencyBenchmark.fetchAdd @" + rxe));
         for (String dev : new String[] {rxe, siw}) {
             for (String b : new String[] {"sendLatency", "writeLatency", "readLatency", "writeCompletion"}) {
