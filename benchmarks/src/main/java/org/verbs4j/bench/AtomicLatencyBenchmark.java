@@ -38,7 +38,7 @@ import org.verbs4j.api.WorkCompletions;
 public class AtomicLatencyBenchmark {
 
     @State(Scope.Thread)
-    public static class Atomics {
+    public static class Atomics extends CountingState {
         /** The RDMA device (both QPs are on it). */
         @Param({"rxe0", "siw0"})
         public String device;
@@ -58,7 +58,6 @@ public class AtomicLatencyBenchmark {
         /** The value B's words hold now (each op adds 1 / swaps in +1). */
         long added;
         long swapped;
-        private final IterationAllocation allocation = new IterationAllocation();
 
         @Setup(Level.Trial)
         public void open() {
@@ -112,16 +111,6 @@ public class AtomicLatencyBenchmark {
                 throw new IllegalStateException(pair + ": compare-and-swap returned " + old + ", expected " + expected);
             }
             return ++swapped;
-        }
-
-        @Setup(Level.Iteration)
-        public void startCounting() {
-            allocation.begin();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stopCounting() {
-            allocation.end();
         }
 
         @TearDown(Level.Trial)

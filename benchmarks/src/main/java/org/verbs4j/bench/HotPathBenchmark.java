@@ -52,7 +52,7 @@ public class HotPathBenchmark {
 
     /** The loopback QP, its requests and completions: one per benchmark thread. */
     @State(Scope.Thread)
-    public static class Connection {
+    public static class Connection extends CountingState {
         /** Buffer layout: 8 source bytes, then the write target. */
         private static final int SRC_OFFSET = 0;
         private static final int DST_OFFSET = 64;
@@ -70,7 +70,6 @@ public class HotPathBenchmark {
         WorkCompletions wc;
         int sinceSignaled;
         private long completions;
-        private final IterationAllocation allocation = new IterationAllocation();
 
         @Setup(Level.Trial)
         public void open() {
@@ -99,16 +98,6 @@ public class HotPathBenchmark {
                 throw new IllegalStateException(loopback + ": the RDMA write completed but its bytes did not arrive");
             }
             System.out.println("# verbs4j: " + loopback);
-        }
-
-        @Setup(Level.Iteration)
-        public void startCounting() {
-            allocation.begin();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stopCounting() {
-            allocation.end();
         }
 
         @TearDown(Level.Trial)
@@ -156,7 +145,7 @@ public class HotPathBenchmark {
      * benchmark method, so the fixture would reset one QP while the method posts to another.
      */
     @State(Scope.Thread)
-    public static class ReceiveQueue {
+    public static class ReceiveQueue extends CountingState {
         private static final long RECV_WR_ID = 3;
         private static final int RECV_BYTES = 64;
 
@@ -164,7 +153,6 @@ public class HotPathBenchmark {
         QueuePair qp;
         ReceiveRequests receive;
         int posted;
-        private final IterationAllocation allocation = new IterationAllocation();
 
         @Setup(Level.Trial)
         public void open() {
@@ -174,16 +162,6 @@ public class HotPathBenchmark {
             receive.at(0).wrId(RECV_WR_ID).sge(loopback.mr.address(), RECV_BYTES, loopback.mr.lkey());
             loopback.resetToInit();
             System.out.println("# verbs4j: " + loopback + ", receives in INIT");
-        }
-
-        @Setup(Level.Iteration)
-        public void startCounting() {
-            allocation.begin();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stopCounting() {
-            allocation.end();
         }
 
         @Setup(Level.Invocation)

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Heap bytes the benchmark thread allocates between its iteration's setup and teardown: the measured
  * loop (with JMH's warm-up and warm-down spins around it, and any {@code Level.Invocation} fixture), and
- * nothing of JMH's per-iteration bookkeeping or of trial set-up and tear-down. A state calls
+ * nothing of JMH's per-iteration bookkeeping or of trial set-up and tear-down. {@link CountingState} calls
  * {@link #begin()} from its {@code @Setup(Level.Iteration)} and {@link #end()} from its
  * {@code @TearDown(Level.Iteration)}; {@link LoopAllocationProfiler} divides the total by the
  * iteration's operations and reports it as {@code alloc.loop.norm}.

@@ -70,7 +70,7 @@ public class LatencyBenchmark {
 
     /** Two connected QPs and every request the benchmarks post, filled once. */
     @State(Scope.Thread)
-    public static class Pair {
+    public static class Pair extends CountingState {
         /** The RDMA device (both QPs are on it). */
         @Param({"rxe0", "siw0"})
         public String device;
@@ -103,7 +103,6 @@ public class LatencyBenchmark {
         int inlineFlag;
         long sendRounds;
         long writeRounds;
-        private final IterationAllocation allocation = new IterationAllocation();
 
         @Setup(Level.Trial)
         public void open() {
@@ -243,16 +242,6 @@ public class LatencyBenchmark {
             writeAB.at(0).flags(inlineFlag | SendFlags.SIGNALED);
             a.qp.postSend(writeAB);
             return pair.awaitOne(a.sendCq, wc, "A's signaled RDMA write");
-        }
-
-        @Setup(Level.Iteration)
-        public void startCounting() {
-            allocation.begin();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stopCounting() {
-            allocation.end();
         }
 
         @TearDown(Level.Trial)

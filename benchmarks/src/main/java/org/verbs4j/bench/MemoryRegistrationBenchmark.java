@@ -44,7 +44,7 @@ import org.verbs4j.api.Rdma;
 public class MemoryRegistrationBenchmark {
 
     @State(Scope.Thread)
-    public static class Registration {
+    public static class Registration extends CountingState {
         /** The RDMA device. */
         @Param({"rxe0", "siw0"})
         public String device;
@@ -58,7 +58,6 @@ public class MemoryRegistrationBenchmark {
         DeviceContext ctx;
         ProtectionDomain pd;
         ByteBuffer buffer;
-        private final IterationAllocation allocation = new IterationAllocation();
 
         @Setup(Level.Trial)
         public void open() {
@@ -80,16 +79,6 @@ public class MemoryRegistrationBenchmark {
             int rkey = mr.rkey();
             mr.close();
             return rkey;
-        }
-
-        @Setup(Level.Iteration)
-        public void startCounting() {
-            allocation.begin();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stopCounting() {
-            allocation.end();
         }
 
         @TearDown(Level.Trial)

@@ -34,7 +34,7 @@ import org.verbs4j.api.internal.RawMemory;
 @Fork(1)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-public class NativeCallBenchmark {
+public class NativeCallBenchmark extends CountingState {
     private static final Invoker INVOKER = Invoker.getInstance();
     /** The call context of post_send / post_recv. */
     private static final CallContext INT_PTR_PTR_PTR = CallContext.getCallContext(Type.SINT32,
@@ -42,7 +42,6 @@ public class NativeCallBenchmark {
 
     private long memcmp;
     private long buffer;
-    private final IterationAllocation allocation = new IterationAllocation();
 
     @Setup(Level.Trial)
     public void resolve() {
@@ -51,16 +50,6 @@ public class NativeCallBenchmark {
             throw new IllegalStateException("memcmp not found in the process: " + Library.getLastError());
         }
         buffer = RawMemory.allocate(64);
-    }
-
-    @Setup(Level.Iteration)
-    public void startCounting() {
-        allocation.begin();
-    }
-
-    @TearDown(Level.Iteration)
-    public void stopCounting() {
-        allocation.end();
     }
 
     @TearDown(Level.Trial)

@@ -33,7 +33,7 @@ import org.verbs4j.api.internal.RawMemory;
 @Fork(1)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-public class RawMemoryBenchmark {
+public class RawMemoryBenchmark extends CountingState {
     private static final int SLOTS = 16;
     /** Stand-ins for a registered buffer: nothing is posted, so they are never dereferenced. */
     private static final long LOCAL_ADDRESS = 0x7f00_0000_1000L;
@@ -45,7 +45,6 @@ public class RawMemoryBenchmark {
     private WorkCompletions wc;
     private long wrId;
     private int slot;
-    private final IterationAllocation allocation = new IterationAllocation();
 
     @Setup(Level.Trial)
     public void allocate() {
@@ -60,16 +59,6 @@ public class RawMemoryBenchmark {
             RawMemory.putInt(a + WorkCompletions.BYTE_LEN_OFFSET, 8);
             RawMemory.putInt(a + WorkCompletions.QP_NUM_OFFSET, 0x11);
         }
-    }
-
-    @Setup(Level.Iteration)
-    public void startCounting() {
-        allocation.begin();
-    }
-
-    @TearDown(Level.Iteration)
-    public void stopCounting() {
-        allocation.end();
     }
 
     @TearDown(Level.Trial)
