@@ -405,7 +405,8 @@ final class PerfRunner implements AutoCloseable {
         final long iters = runIters;
         final boolean duration = o.isDuration();
         final boolean credits = s.useCredits();
-        final int creditEvery = Math.max(1, o.rxDepth / 3);
+        final int rxDepth = o.rxDepth;
+        final int creditEvery = Math.max(1, rxDepth / 3);
         final int sendDepth = o.txDepth;
         final long creditOffset = s.creditOffset();
         final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
@@ -438,7 +439,8 @@ final class PerfRunner implements AutoCloseable {
                     outstandingRecvs++;
                     postedRecvs++;
                 }
-                if (credits && rcnt % creditEvery == 0) {
+                // perftest's rule: a credit when (rcnt mod rx depth) is a multiple of rx depth / 3
+                if (credits && rcnt % rxDepth % creditEvery == 0) {
                     while (creditsInFlight >= sendDepth) {
                         creditsInFlight -= reapCredits();
                     }
@@ -447,9 +449,8 @@ final class PerfRunner implements AutoCloseable {
                     creditsInFlight++;
                 }
             }
-            if (credits && creditsInFlight > 0) {
-                creditsInFlight -= reapCredits();
-            }
+            // no reaping here: like perftest, the credit writes' completions are polled only when tx depth of
+            // them are outstanding (above) and at the end; an extra send-CQ poll per loop would slow the receive spin
         }
         while (creditsInFlight > 0) {
             creditsInFlight -= reapCredits();

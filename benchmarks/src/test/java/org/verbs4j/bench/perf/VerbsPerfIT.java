@@ -216,6 +216,28 @@ class VerbsPerfIT {
         }
     }
 
+    /**
+     * send_bw on iWARP, where a send that finds no posted receive breaks the connection (no RNR retry): with
+     * rx depth 16 and tx depth 8 and 400 messages the client must stop at 15 messages past the server's last
+     * credit over and over, and the server must write 100 credits through a send queue of 8, reaping their
+     * completions whenever 8 are outstanding. A credit too few hangs the run, one too many fails a send.
+     */
+    @Test
+    void iwarpSendBandwidthRunsOnReceiveCredits() throws Exception {
+        int port = NEXT_PORT.getAndAdd(2);
+        int iters = 400;
+        List<String> a = List.of("send_bw", "-d", env("FABRIC_LAB_SIW_DEV"), "-R", "-p", Integer.toString(port),
+                "-s", Long.toString(SIZE), "-n", Integer.toString(iters), "-r", "16", "-t", "8");
+        Pair p = runPair(a, withHost(a, env("FABRIC_LAB_SIW_IP")));
+        String d = String.join(" ", a) + "\n" + p.describe();
+        assertEquals(0, p.server().exit(), "server exit status\n" + d);
+        assertEquals(0, p.client().exit(), "client exit status\n" + d);
+        assertTrue(p.server().out().contains(" RX depth        : 16"), "the server's rx depth\n" + d);
+        assertTrue(p.client().out().contains(" TX depth        : 8"), "the client's tx depth\n" + d);
+        assertBandwidth(resultLine(p.client().out(), PerfFormat.BW_COLUMNS, d), iters, true, d);
+        assertBandwidth(resultLine(p.server().out(), PerfFormat.BW_COLUMNS, d), iters, false, d);
+    }
+
     @Test
     void iwarpWithoutRdmaCmSaysToUseIt() throws Exception {
         int port = NEXT_PORT.getAndAdd(2);
