@@ -40,6 +40,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
     private volatile AsyncEventListener asyncListener;
     private Thread asyncThread;
+    /** Wakes the async event thread, blocked in poll(2) with no time-out, when it is to stop. */
+    private int asyncWakeFd = -1;
     /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
     private final long queryPortFn;
 
@@ -163,7 +165,9 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         if (listener == null) {
             stopAsyncThread();
         } else if (asyncThread == null) {
-            asyncThread = new Thread(this::deliverAsyncEvents, "verbs4j-async-" + device.name());
+            int wake = LibC.eventFd();
+            asyncWakeFd = wake;
+            asyncThread = new Thread(() -> deliverAsyncEvents(wake), "verbs4j-async-" + device.name());
             asyncThread.setDaemon(true);
             asyncThread.start();
         }
@@ -171,23 +175,40 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     private synchronized void stopAsyncThread() {
         Thread t = asyncThread;
+        int wake = asyncWakeFd;
         asyncThread = null;
+        asyncWakeFd = -1;
         asyncListener = null;
-        if (t != null && t != Thread.currentThread()) {
+        if (t == null) {
+            return;
+        }
+        LibC.signal(wake);
+        if (t != Thread.currentThread()) {
             try {
                 t.join(2000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
+        if (!t.isAlive() || t == Thread.currentThread()) {
+            // the thread only polls it, and is gone (or is this thread, leaving its loop on return)
+            LibC.close(wake);
+        } else {
+            LOG.warn("async event thread of {} did not stop; leaking its wake-up descriptor", device.name());
+        }
     }
 
-    private void deliverAsyncEvents() {
+    /**
+     * The async event thread: sleeps in poll(2) until an event or {@link #stopAsyncThread()} wakes it. No
+     * time-out: periodic wake-ups would take CPU from a busy-polling data path for nothing.
+     */
+    private void deliverAsyncEvents(int wakeFd) {
         int fd = RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD);
         long ev = RawMemory.allocate(Layout.ASYNC_EVENT_SIZE);
+        long pollfds = RawMemory.allocate(16);
         try {
             while (asyncListener != null && !isClosed()) {
-                if (!LibC.awaitReadable(fd, 100)) {
+                if (LibC.awaitEither(pollfds, fd, wakeFd) != 1 || asyncListener == null) {
                     continue;
                 }
                 if (JnrBackend.lib().ibv_get_async_event(ctx, ev) != 0) {
@@ -208,6 +229,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
             }
         } finally {
             RawMemory.free(ev);
+            RawMemory.free(pollfds);
         }
     }
 

@@ -2,21 +2,87 @@ package org.verbs4j.jnr;
 
 import static com.kenai.jffi.Type.POINTER;
 import static com.kenai.jffi.Type.SINT32;
+import static com.kenai.jffi.Type.SINT64;
+import static com.kenai.jffi.Type.UINT32;
 import static com.kenai.jffi.Type.UINT64;
 
 import com.kenai.jffi.Library;
 import org.verbs4j.api.internal.RawMemory;
 
-/** The few libc calls verbs4j needs: waiting on a verbs file descriptor with a timeout. */
+/**
+ * The few libc calls verbs4j needs: waiting on a verbs file descriptor with a timeout, and an eventfd that
+ * wakes a thread blocked in such a wait.
+ */
 final class LibC {
     private static final short POLLIN = 1;
+    private static final int EFD_CLOEXEC = 0x80000;
+    private static final int EFD_NONBLOCK = 0x800;
     private static final NativeFunction POLL;
     private static final NativeFunction ERRNO_LOCATION;
+    private static final NativeFunction EVENTFD;
+    private static final NativeFunction WRITE;
+    private static final NativeFunction CLOSE;
 
     static {
         Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
         POLL = NativeFunction.of(libc, "poll", SINT32, POINTER, UINT64, SINT32);
         ERRNO_LOCATION = NativeFunction.of(libc, "__errno_location", POINTER);
+        EVENTFD = NativeFunction.of(libc, "eventfd", SINT32, UINT32, SINT32);
+        WRITE = NativeFunction.of(libc, "write", SINT64, SINT32, POINTER, UINT64);
+        CLOSE = NativeFunction.of(libc, "close", SINT32, SINT32);
+    }
+
+    /** A new non-blocking, close-on-exec eventfd (counter 0): {@link #signal} makes it readable. */
+    static int eventFd() {
+        int fd = (int) EVENTFD.call(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (fd < 0) {
+            throw new org.verbs4j.api.VerbsException("eventfd", NativeFunction.errno(), "a wake-up descriptor",
+                    "check the open-file limit (ulimit -n)");
+        }
+        return fd;
+    }
+
+    /** Adds 1 to the eventfd's counter, which makes it readable until closed. */
+    static void signal(int eventFd) {
+        long one = RawMemory.allocate(8);
+        try {
+            RawMemory.putLong(one, 1L);
+            if (WRITE.call(eventFd, one, 8) != 8) {
+                throw new org.verbs4j.api.VerbsException("write", NativeFunction.errno(), "eventfd " + eventFd);
+            }
+        } finally {
+            RawMemory.free(one);
+        }
+    }
+
+    static void close(int fd) {
+        CLOSE.call(fd);
+    }
+
+    /**
+     * Waits, with no time limit, until {@code fd} or {@code wakeFd} is readable, with the caller's 16 bytes
+     * for the two {@code struct pollfd}. Returns 1 when {@code fd} is readable, 2 when only {@code wakeFd} is,
+     * 0 after EINTR.
+     */
+    static int awaitEither(long pollfds, int fd, int wakeFd) {
+        RawMemory.putInt(pollfds, fd);
+        RawMemory.putShort(pollfds + 4, POLLIN);
+        RawMemory.putShort(pollfds + 6, (short) 0);
+        RawMemory.putInt(pollfds + 8, wakeFd);
+        RawMemory.putShort(pollfds + 12, POLLIN);
+        RawMemory.putShort(pollfds + 14, (short) 0);
+        int rc = (int) POLL.call(pollfds, 2, -1);
+        if (rc < 0) {
+            int errno = NativeFunction.errno();
+            if (errno == 4) {
+                return 0;
+            }
+            throw new org.verbs4j.api.VerbsException("poll", errno, "fds " + fd + ", " + wakeFd);
+        }
+        if ((RawMemory.getShort(pollfds + 6) & POLLIN) != 0) {
+            return 1;
+        }
+        return (RawMemory.getShort(pollfds + 14) & POLLIN) != 0 ? 2 : 0;
     }
 
     /**

@@ -285,6 +285,61 @@ class CmConnectionManagerIT {
         assertThrows(IllegalStateException.class, cm::createId);
     }
 
+    /**
+     * The event thread sleeps until an event or close() comes: a listener with nothing to do costs no
+     * wake-ups (a busy-polling data path on the same CPUs would pay for each), and close() still ends
+     * the thread at once.
+     */
+    @ParameterizedTest
+    @MethodSource("devices")
+    void anIdleEventThreadSleepsAndCloseWakesIt(int dev) throws Exception {
+        ConnectionManager cm = Rdma.connectionManager();
+        try {
+            CmId listener = cm.createId();
+            listener.bind(at(dev, 7690 + dev));
+            listener.listen(4);
+            List<java.nio.file.Path> threads = eventThreads();
+            assertTrue(!threads.isEmpty(), "no verbs4j-rdma-cm thread in /proc/self/task");
+            Thread.sleep(300);
+            long before = switches(threads);
+            Thread.sleep(2000);
+            long after = switches(threads);
+            // one wake-up per thread is allowed for a stray signal; a 100 ms poll time-out made 20 each
+            assertTrue(after - before <= threads.size(), (after - before) + " context switches of "
+                    + threads.size() + " idle rdma_cm event thread(s) in 2 s");
+        } finally {
+            long t0 = System.nanoTime();
+            cm.close();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 5_000, "close() took " + ms + " ms");
+        }
+    }
+
+    /** The status files of this JVM's rdma_cm event threads (kernel name: the first 15 characters). */
+    private static List<java.nio.file.Path> eventThreads() throws java.io.IOException {
+        List<java.nio.file.Path> found = new java.util.ArrayList<>();
+        try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    if (java.nio.file.Files.readString(task.resolve("comm")).strip().equals("verbs4j-rdma-cm")) {
+                        found.add(task.resolve("status"));
+                    }
+                } catch (java.io.IOException gone) {
+                    // a thread that ended while we listed
+                }
+            }
+        }
+        return found;
+    }
+
+    private static long switches(List<java.nio.file.Path> statusFiles) throws java.io.IOException {
+        long n = 0;
+        for (java.nio.file.Path status : statusFiles) {
+            n += LibCTest.switches(status);
+        }
+        return n;
+    }
+
     @ParameterizedTest
     @MethodSource("devices")
     void awaitDisconnectedTimesOutWhenThePeerStaysConnected(int dev) throws Exception {
