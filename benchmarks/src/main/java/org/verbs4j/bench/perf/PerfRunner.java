@@ -24,6 +24,8 @@ final class PerfRunner implements AutoCloseable {
     /** System property: print the bytes each measured loop allocated on the Java heap (stderr). */
     static final String MEASURE_ALLOCATION = "verbs4j.perf.measureAllocation";
     static final int POLL_BATCH = 16;
+    /** {@code --warmup} runs the loop this many times (its iterations split among them). */
+    static final int WARMUP_RUNS = 5;
     private static final int RECEIVE = 0;
     private static final int SEND = 1;
     private static final int WRITE = 2;
@@ -84,12 +86,24 @@ final class PerfRunner implements AutoCloseable {
             printColumns();
         }
         for (long sz : o.sizes()) {
-            if (o.warmup > 0) {
-                // verbs4j's --warmup: the same loop, unmeasured, so the JIT has compiled it before the measured run
-                runIters = o.warmup;
+            // verbs4j's --warmup: the same loop, unmeasured, so that the measured run is compiled code. In
+            // WARMUP_RUNS runs, each followed by a wait for the JIT compiler threads to go idle: HotSpot compiles
+            // a long loop on-stack (OSR) within its first run, and its ordinary compilation of the method only
+            // when the method is entered again and runs long enough; the end of a run can deoptimize the loop
+            // (a path the profile never saw). Seen in the lab with one warm-up run: C2 compiled the loop method
+            // at the start of the measured run, taking half a vCPU for most of a second of it.
+            int runs = (int) Math.min(WARMUP_RUNS, o.warmup);
+            long waited = 0;
+            for (int r = 0; r < runs; r++) {
+                runIters = o.warmup / runs + (r < o.warmup % runs ? 1 : 0);
                 prepare((int) sz);
-                s.channel.sync("warm-up of size " + sz);
+                s.channel.sync("warm-up " + (r + 1) + " of size " + sz);
                 runLoop(t, client);
+                waited += CompilerQuiet.await();
+            }
+            if (waited > 2_000_000_000L) {
+                err.printf("verbs4j-perf: waited %.1f s in all for the JIT compiler during the warm-up of size %d%n",
+                        waited / 1e9, sz);
             }
             // duration mode: perftest's iters = 0, the loops run until the clock says END
             runIters = o.isDuration() ? 0 : o.iters;
