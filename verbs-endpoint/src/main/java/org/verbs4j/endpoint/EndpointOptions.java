@@ -2,7 +2,7 @@ package org.verbs4j.endpoint;
 
 import java.time.Duration;
 import java.util.Objects;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 
 /**
  * What an {@link RdmaEndpoint} is made of and how it connects. Mutable and fluent; {@link Endpoints} copies

@@ -19,7 +19,7 @@ import org.verbs4j.api.VerbsException;
 import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 import org.verbs4j.api.spi.Fabrics;
 

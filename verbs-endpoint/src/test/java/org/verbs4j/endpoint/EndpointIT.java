@@ -420,7 +420,7 @@ class EndpointIT {
     @Test
     void trafficClassReachesTheQueuePairOnRoce() throws Exception {
         EndpointOptions o = EndpointOptions.defaults().timeout(T)
-                .fabric(org.verbs4j.api.spi.FabricOptions.defaults().trafficClass(32));
+                .fabric(org.verbs4j.api.FabricOptions.defaults().trafficClass(32));
         InetSocketAddress at = next("rxe");
         try (EndpointServer server = Endpoints.listen(at, o)) {
             Future<RdmaEndpoint> accepted = SERVER.submit(() -> server.accept(T));

@@ -34,7 +34,7 @@ import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 import org.verbs4j.api.spi.Fabrics;
 

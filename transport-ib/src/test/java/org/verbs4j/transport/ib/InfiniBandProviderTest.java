@@ -21,7 +21,7 @@ import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.PortState;
 import org.verbs4j.api.QpEndpoint;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 import org.verbs4j.api.spi.Fabrics;
 import org.verbs4j.api.tools.IbvDevinfo;

@@ -22,7 +22,7 @@ import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 import org.verbs4j.api.spi.Fabrics;
 import org.verbs4j.transport.recorded.Recorded;

@@ -31,7 +31,7 @@ import org.verbs4j.api.Rdma;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.VerbsException;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 import org.verbs4j.api.spi.Fabrics;
 

@@ -14,7 +14,7 @@ import org.verbs4j.api.PortState;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 
 /**

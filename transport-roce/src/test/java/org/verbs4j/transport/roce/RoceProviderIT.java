@@ -35,7 +35,7 @@ import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendFlags;
 import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.WorkCompletions;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
 import org.verbs4j.api.spi.Fabrics;
 

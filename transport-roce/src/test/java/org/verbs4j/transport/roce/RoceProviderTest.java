@@ -16,7 +16,7 @@ import org.verbs4j.api.Gid;
 import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.GidType;
 import org.verbs4j.api.QpEndpoint;
-import org.verbs4j.api.spi.FabricOptions;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.Fabrics;
 import org.verbs4j.api.tools.IbvDevinfo;
 import org.verbs4j.transport.recorded.Recorded;

@@ -1,5 +1,6 @@
 package org.verbs4j.api.spi;
 
+import org.verbs4j.api.FabricOptions;
 import java.util.List;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.GidEntry;

@@ -1,5 +1,6 @@
 package org.verbs4j.api.spi;
 
+import org.verbs4j.api.FabricOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;

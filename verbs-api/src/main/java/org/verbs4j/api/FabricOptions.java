@@ -1,7 +1,5 @@
-package org.verbs4j.api.spi;
+package org.verbs4j.api;
 
-import org.verbs4j.api.GidType;
-import org.verbs4j.api.Mtu;
 
 /**
  * What an application may override in a fabric's defaults: the GID (by index, or by type and IP
