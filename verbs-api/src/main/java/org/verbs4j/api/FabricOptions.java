@@ -1,6 +1,5 @@
 package org.verbs4j.api;
 
-
 /**
  * What an application may override in a fabric's defaults: the GID (by index, or by type and IP
  * family), traffic class, service level, P_Key index, path MTU and the transport timers. Unset values
