@@ -42,7 +42,7 @@ public final class Devices {
         }
         if (devices.isEmpty()) {
             System.out.println("No RDMA devices found (verbs4j backend: "
-                    + (Rdma.backend() == null ? "none available" : Rdma.backend().name()) + ")");
+                    + (Rdma.backendName() == null ? "none available" : Rdma.backendName()) + ")");
             return;
         }
         for (RdmaDevice d : devices) {

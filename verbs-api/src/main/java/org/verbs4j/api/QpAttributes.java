@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import org.verbs4j.api.internal.QueryResults;
+
 /**
  * Attributes of a queue pair ({@code struct ibv_qp_attr}) for {@link QueuePair#modify} and from
  * {@link QueuePair#query}. Each setter also sets its bit in {@link #mask()}, so a modify sends exactly
@@ -15,6 +17,10 @@ package org.verbs4j.api;
  * }</pre>
  */
 public final class QpAttributes {
+    static {
+        QueryResults.register((a, draining) -> a.sqDraining = draining);
+    }
+
     private int mask;
     private QpState state = QpState.RESET;
     private QpState currentState = QpState.RESET;
@@ -165,11 +171,6 @@ public final class QpAttributes {
         return this;
     }
 
-    /** For backends filling a query result. */
-    public QpAttributes sqDraining(boolean draining) {
-        this.sqDraining = draining;
-        return this;
-    }
 
     public QpState state() {
         return state;
@@ -243,6 +244,7 @@ public final class QpAttributes {
         return rnrRetry;
     }
 
+    /** From a query: the send queue is draining (state SQD, drain not finished). Never set by a user. */
     public boolean sqDraining() {
         return sqDraining;
     }

@@ -1,13 +1,9 @@
 package org.verbs4j.api;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.ServiceLoader;
 import java.util.stream.Collectors;
+import org.verbs4j.api.spi.Backends;
 import org.verbs4j.api.spi.VerbsBackend;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Entry point: the RDMA devices of this machine, through the best available backend.
@@ -20,58 +16,41 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Backends are found with {@link ServiceLoader} ({@link VerbsBackend}); the available one with the
- * highest priority wins, or the one named by the system property {@code verbs4j.backend}.
+ * <p>Backends are found with {@link java.util.ServiceLoader}; the available one with the highest priority
+ * wins, or the one named by the system property {@code verbs4j.backend} ({@link #backendName()} tells which).
  * On a machine without RDMA, {@link #devices()} is empty and {@link #open(String)} says what is missing.
  */
 public final class Rdma {
     /** System property naming the backend to use (e.g. {@code jnr}). */
     public static final String BACKEND_PROPERTY = "verbs4j.backend";
 
-    private static final Logger LOG = LoggerFactory.getLogger(Rdma.class);
-    private static volatile List<VerbsBackend> backends;
 
     private Rdma() {
     }
 
-    /** Every backend on the class path, available or not, highest priority first. */
-    public static List<VerbsBackend> backends() {
-        List<VerbsBackend> b = backends;
-        if (b == null) {
-            List<VerbsBackend> found = new ArrayList<>();
-            for (VerbsBackend backend : ServiceLoader.load(VerbsBackend.class, Rdma.class.getClassLoader())) {
-                found.add(backend);
-            }
-            found.sort(Comparator.comparingInt(VerbsBackend::priority).reversed());
-            backends = b = List.copyOf(found);
-        }
-        return b;
+    /** The name of the backend in use (e.g. {@code jnr}), or {@code null} when none is available. */
+    public static String backendName() {
+        VerbsBackend b = Backends.inUse();
+        return b == null ? null : b.name();
     }
 
-    /** The backend in use, or {@code null} when none is available (the log and {@link #open} say why). */
-    public static VerbsBackend backend() {
-        String wanted = System.getProperty(BACKEND_PROPERTY);
-        for (VerbsBackend b : backends()) {
-            if (wanted != null && !wanted.equals(b.name())) {
-                continue;
-            }
-            if (b.unavailableReason() == null) {
-                return b;
-            }
-            LOG.debug("verbs4j backend {} is not available: {}", b.name(), b.unavailableReason());
-        }
-        return null;
+    /**
+     * {@code null} when a backend is available; otherwise why none is, in words a user can act on (what
+     * each backend on the class path is missing, or that none is there).
+     */
+    public static String unavailableReason() {
+        return Backends.inUse() == null ? whyNoBackend() : null;
     }
 
     /** The RDMA devices of this machine; empty when there are none or no backend can reach them. */
     public static List<RdmaDevice> devices() {
-        VerbsBackend b = backend();
+        VerbsBackend b = Backends.inUse();
         return b == null ? List.of() : b.devices();
     }
 
     /** The device named {@code name}; the exception lists the devices there are, or why there are none. */
     public static RdmaDevice device(String name) {
-        VerbsBackend b = backend();
+        VerbsBackend b = Backends.inUse();
         if (b == null) {
             throw new NoSuchDeviceException("RDMA device '" + name + "' not found: " + whyNoBackend());
         }
@@ -97,7 +76,7 @@ public final class Rdma {
      * from the backend in use; close it when done.
      */
     public static org.verbs4j.api.cm.ConnectionManager connectionManager() {
-        VerbsBackend b = backend();
+        VerbsBackend b = Backends.inUse();
         if (b == null) {
             throw new NoSuchDeviceException("rdma_cm is not available: " + whyNoBackend());
         }
@@ -105,7 +84,7 @@ public final class Rdma {
     }
 
     private static String whyNoBackend() {
-        List<VerbsBackend> all = backends();
+        List<VerbsBackend> all = Backends.all();
         if (all.isEmpty()) {
             return "no verbs4j backend is on the class path (add org.verbs4j:verbs-jnr)";
         }

@@ -1,81 +1,85 @@
 package org.verbs4j.api;
 
-import java.util.Objects;
-import org.verbs4j.api.spi.VerbsBackend;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
- * An RDMA device as {@code ibv_get_device_list} lists it: name, GUID, node and transport type.
- * Open it to query and use it.
+ * An RDMA device as {@code ibv_get_device_list} lists it: name, GUID, node and transport type, and the
+ * IP interfaces it sends through. Open it to query and use it. Devices come from {@link Rdma#devices()};
+ * a backend implements this interface for the devices it reaches.
  *
  * <pre>{@code
  * for (RdmaDevice d : Rdma.devices()) {
  *     try (DeviceContext ctx = d.open()) {
- *         System.out.println(d.name() + ": " + ctx.queryPort(1).state());
+ *         System.out.println(d.name() + ": " + ctx.queryPort(1).state() + ", listen on " + d.addresses());
  *     }
  * }
  * }</pre>
  */
-public final class RdmaDevice {
-    private final VerbsBackend backend;
-    private final String name;
-    private final long guid;
-    private final NodeType nodeType;
-    private final TransportType transportType;
-    private final Object handle;
-
-    /** For backends: {@code handle} is the backend's own reference to the device. */
-    public RdmaDevice(VerbsBackend backend, String name, long guid, NodeType nodeType, TransportType transportType,
-            Object handle) {
-        this.backend = Objects.requireNonNull(backend, "backend");
-        this.name = Objects.requireNonNull(name, "name");
-        this.guid = guid;
-        this.nodeType = Objects.requireNonNull(nodeType, "nodeType");
-        this.transportType = Objects.requireNonNull(transportType, "transportType");
-        this.handle = handle;
-    }
+public interface RdmaDevice {
 
     /** The kernel name, e.g. {@code mlx5_0}, {@code rxe0}, {@code siw0}. */
-    public String name() {
-        return name;
-    }
+    String name();
 
-    /** The node GUID in host order, as {@code ibv_devices} prints it. */
-    public long guid() {
-        return guid;
-    }
+    /** The node GUID in host order, as {@code ibv_devices} prints it ({@link #formatGuid}). */
+    long guid();
 
-    public NodeType nodeType() {
-        return nodeType;
-    }
+    /** What kind of node the device is: {@link NodeType#CA} for InfiniBand and RoCE, {@link NodeType#RNIC} for iWARP. */
+    NodeType nodeType();
 
     /** {@link TransportType#IB} for InfiniBand and RoCE, {@link TransportType#IWARP} for iWARP. */
-    public TransportType transportType() {
-        return transportType;
-    }
+    TransportType transportType();
 
-    /** The backend that found this device. */
-    public VerbsBackend backend() {
-        return backend;
-    }
-
-    /** For the backend that made this device. */
-    public Object handle() {
-        return handle;
-    }
+    /** The name of the backend that reaches this device, e.g. {@code jnr} (the value of {@code -Dverbs4j.backend}). */
+    String backendName();
 
     /** Opens the device ({@code ibv_open_device}). Close the context when done. */
-    public DeviceContext open() {
-        return backend.open(this);
-    }
+    DeviceContext open();
 
-    @Override
-    public String toString() {
-        return name + " (" + transportType.text() + ", " + nodeType.text() + ", GUID " + formatGuid(guid) + ")";
+    /**
+     * The names of the network interfaces this device's ports send through, e.g. {@code [eth2]} for a
+     * RoCE NIC, {@code [ib0]} for an InfiniBand HCA with IPoIB, {@code [fab0]} for {@code rdma link add
+     * rxe0 type rxe netdev fab0}. Empty when the device has none the system reports. Read afresh on each call.
+     */
+    List<String> netDevices();
+
+    /**
+     * The IP addresses of {@link #netDevices()}: the addresses an rdma_cm server or an endpoint on this
+     * device listens on and a client connects to. IPv4 first, then IPv6; empty when the interfaces have none.
+     */
+    default List<InetAddress> addresses() {
+        List<InetAddress> v4 = new ArrayList<>();
+        List<InetAddress> v6 = new ArrayList<>();
+        for (String name : netDevices()) {
+            try {
+                NetworkInterface ni = NetworkInterface.getByName(name);
+                if (ni == null) {
+                    continue;
+                }
+                for (InetAddress a : Collections.list(ni.getInetAddresses())) {
+                    (a instanceof java.net.Inet4Address ? v4 : v6).add(a);
+                }
+            } catch (SocketException e) {
+                // an interface that vanished between the two reads has no address
+            }
+        }
+        v4.addAll(v6);
+        return List.copyOf(v4);
     }
 
     /** A GUID as {@code ibv_devinfo} prints it: {@code 0002:c903:0042:a6e0}. */
-    public static String formatGuid(long guid) {
+    static String formatGuid(long guid) {
         return String.format("%04x:%04x:%04x:%04x", (guid >>> 48) & 0xffff, (guid >>> 32) & 0xffff,
                 (guid >>> 16) & 0xffff, guid & 0xffff);
+    }
+
+    /** The text every implementation's {@code toString()} returns: {@code rxe0 (InfiniBand, CA, GUID ...)}. */
+    static String describe(RdmaDevice d) {
+        return d.name() + " (" + d.transportType().text() + ", " + d.nodeType().text() + ", GUID "
+                + formatGuid(d.guid()) + ")";
     }
 }

@@ -70,7 +70,7 @@ class QpAttributesTest {
 
     @Test
     void sqDrainingIsQueryOnlyAndSetsNoBit() {
-        QpAttributes a = new QpAttributes().sqDraining(true);
+        QpAttributes a = org.verbs4j.api.internal.QueryResults.sqDraining(new QpAttributes(), true);
         assertEquals(0, a.mask());
         assertTrue(a.sqDraining());
     }

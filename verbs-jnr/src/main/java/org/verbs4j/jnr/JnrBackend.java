@@ -67,7 +67,7 @@ public final class JnrBackend implements VerbsBackend {
                 long dev = RawMemory.getAddress(list + (long) i * RawMemory.ADDRESS_SIZE);
                 String name = RawMemory.getString(dev + Layout.DEVICE_NAME, Layout.DEVICE_NAME_MAX);
                 long guid = Long.reverseBytes(lib.ibv_get_device_guid(dev));
-                out.add(new RdmaDevice(this, name, guid, NodeType.of(RawMemory.getInt(dev + Layout.DEVICE_NODE_TYPE)),
+                out.add(new JnrDevice(this, name, guid, NodeType.of(RawMemory.getInt(dev + Layout.DEVICE_NODE_TYPE)),
                         TransportType.of(RawMemory.getInt(dev + Layout.DEVICE_TRANSPORT_TYPE)), dev));
             }
             synchronized (this) {
@@ -105,9 +105,7 @@ public final class JnrBackend implements VerbsBackend {
             return false;
         }
         for (int i = 0; i < a.size(); i++) {
-            RdmaDevice x = a.get(i);
-            RdmaDevice y = b.get(i);
-            if (!x.name().equals(y.name()) || x.guid() != y.guid() || !x.handle().equals(y.handle())) {
+            if (!((JnrDevice) a.get(i)).sameAs((JnrDevice) b.get(i))) {
                 return false;
             }
         }
@@ -119,13 +117,9 @@ public final class JnrBackend implements VerbsBackend {
         return new JnrConnectionManager(this);
     }
 
-    @Override
-    public DeviceContext open(RdmaDevice device) {
-        if (device.backend() != this || !(device.handle() instanceof Long)) {
-            throw new IllegalArgumentException(device + " was not listed by the jnr backend");
-        }
-        long dev = (Long) device.handle();
-        long ctx = lib().ibv_open_device(dev);
+    /** {@code ibv_open_device} of a device this backend listed. */
+    DeviceContext open(JnrDevice device) {
+        long ctx = lib().ibv_open_device(device.handle);
         if (ctx == 0) {
             throw new VerbsException("ibv_open_device", lastErrno(), device.name(),
                     "Check that /dev/infiniband/uverbs* exists and is readable and writable by this user");

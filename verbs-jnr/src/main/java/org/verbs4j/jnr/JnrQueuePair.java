@@ -18,6 +18,7 @@ import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.SharedReceiveQueue;
 import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.internal.QueryResults;
 import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.api.spi.AbstractResource;
 
@@ -364,8 +365,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
                     .port(RawMemory.getUByte(attr + Layout.QA_PORT_NUM))
                     .timeout(RawMemory.getUByte(attr + Layout.QA_TIMEOUT))
                     .retryCount(RawMemory.getUByte(attr + Layout.QA_RETRY_CNT))
-                    .rnrRetry(RawMemory.getUByte(attr + Layout.QA_RNR_RETRY))
-                    .sqDraining(RawMemory.getByte(attr + Layout.QA_SQ_DRAINING) != 0);
+                    .rnrRetry(RawMemory.getUByte(attr + Layout.QA_RNR_RETRY));
+            QueryResults.sqDraining(a, RawMemory.getByte(attr + Layout.QA_SQ_DRAINING) != 0);
             Mtu mtu = Mtu.of(RawMemory.getInt(attr + Layout.QA_PATH_MTU));
             if (mtu != null) {
                 a.pathMtu(mtu);

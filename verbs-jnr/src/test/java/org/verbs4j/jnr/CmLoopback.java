@@ -93,7 +93,7 @@ public final class CmLoopback implements AutoCloseable {
         check(cm.resolveRoute.call(clientId, 5000), "rdma_resolve_route", ip.getHostAddress());
         expect(EV_ROUTE_RESOLVED, clientId);
 
-        context = ((JnrBackend) Rdma.backend()).adoptContext(RawMemory.getAddress(clientId + LibRdmacm.ID_VERBS));
+        context = ((JnrBackend) org.verbs4j.api.spi.Backends.inUse()).adoptContext(RawMemory.getAddress(clientId + LibRdmacm.ID_VERBS));
         pd = (JnrProtectionDomain) context.allocProtectionDomain();
         client = JnrQueuePair.createOnCmId(pd, setup.create(context, pd, false), clientId);
 

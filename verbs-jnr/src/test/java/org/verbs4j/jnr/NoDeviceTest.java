@@ -16,7 +16,7 @@ class NoDeviceTest {
 
     @Test
     void backendIsFoundThroughServiceLoader() {
-        assertTrue(Rdma.backends().stream().anyMatch(b -> b instanceof JnrBackend), "backends: " + Rdma.backends());
+        assertTrue(org.verbs4j.api.spi.Backends.all().stream().anyMatch(b -> b instanceof JnrBackend), "backends: " + org.verbs4j.api.spi.Backends.all());
     }
 
     @Test

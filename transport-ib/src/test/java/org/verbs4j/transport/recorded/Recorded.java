@@ -24,7 +24,7 @@ import org.verbs4j.api.tools.IbvDevinfo;
 /**
  * RECORDED-DATA ADAPTER (test code): turns {@code ibv_devinfo} text recorded on real adapters
  * ({@code verbs-api/src/test/resources/recorded/}, see its README.md) into the API objects the fabric
- * providers decide on: {@link RdmaDevice} (through a {@link RecordedBackend}), {@link PortAttributes} and
+ * providers decide on: {@link RdmaDevice} (a {@link RecordedDevice}), {@link PortAttributes} and
  * the port's {@link GidEntry} list.
  *
  * <p>The files reach the test class path as {@code /recorded/...}: transport-ib's pom adds
@@ -118,17 +118,15 @@ public final class Recorded {
     /** Every HCA of a recorded {@code ibv_devinfo} file, as API objects. */
     public static List<RecordedHca> load(String file) {
         List<IbvDevinfo.Hca> parsed = IbvDevinfo.parse(text(file));
-        RecordedBackend backend = new RecordedBackend(file);
         List<RecordedHca> out = new ArrayList<>();
         for (IbvDevinfo.Hca h : parsed) {
-            RdmaDevice device = device(backend, h);
+            RdmaDevice device = device(file, h);
             List<RecordedPort> ports = new ArrayList<>();
             for (IbvDevinfo.Port p : h.ports()) {
                 ports.add(new RecordedPort(file, device, p, portAttributes(p), gidTable(p)));
             }
             out.add(new RecordedHca(file, h, device, List.copyOf(ports)));
         }
-        backend.setDevices(out.stream().map(RecordedHca::device).toList());
         return List.copyOf(out);
     }
 
@@ -169,10 +167,10 @@ public final class Recorded {
     }
 
     /** The device as a backend lists it: name, node GUID, transport from the text; node type inferred. */
-    public static RdmaDevice device(RecordedBackend backend, IbvDevinfo.Hca h) {
+    public static RdmaDevice device(String file, IbvDevinfo.Hca h) {
         TransportType t = TransportType.of(IbvDevinfo.codeInParens(h.get("transport")));
         long guid = h.get("node_guid") != null ? IbvDevinfo.guid(h.get("node_guid")) : 0;
-        return new RdmaDevice(backend, h.name(), guid, t == TransportType.IWARP ? NodeType.RNIC : NodeType.CA, t, h);
+        return new RecordedDevice(file, h.name(), guid, t == TransportType.IWARP ? NodeType.RNIC : NodeType.CA, t);
     }
 
     /** Every field {@code ibv_devinfo} printed for the port; the rest 0 (see the class comment). */

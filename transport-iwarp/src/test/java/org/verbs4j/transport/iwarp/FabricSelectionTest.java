@@ -21,6 +21,7 @@ import org.verbs4j.api.NodeType;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
+import org.verbs4j.transport.recorded.RecordedDevice;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.spi.FabricProvider;
@@ -106,7 +107,7 @@ class FabricSelectionTest {
         // usNIC (Cisco) reports its own transport types and an Ethernet link layer: none of the three fabrics
         RecordedPort p = Recorded.port(Recorded.QEDR, "qedr0", 1);
         for (TransportType t : List.of(TransportType.USNIC, TransportType.USNIC_UDP, TransportType.UNKNOWN)) {
-            RdmaDevice usnic = new RdmaDevice(p.device().backend(), "usnic_0", 1, NodeType.USNIC, t, null);
+            RdmaDevice usnic = new RecordedDevice(p.file(), "usnic_0", 1, NodeType.USNIC, t);
             assertEquals(List.of(), Fabrics.providers().stream().filter(f -> f.serves(usnic, p.attributes()))
                     .map(FabricProvider::name).collect(Collectors.toList()), t.toString());
             assertThrows(IllegalStateException.class, () -> Fabrics.forPort(usnic, p.attributes(), null));

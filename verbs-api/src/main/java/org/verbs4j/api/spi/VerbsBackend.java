@@ -1,7 +1,6 @@
 package org.verbs4j.api.spi;
 
 import java.util.List;
-import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.RdmaDevice;
 
 /**
@@ -23,11 +22,8 @@ public interface VerbsBackend {
      */
     String unavailableReason();
 
-    /** The devices this backend reaches, listed afresh on each call. */
+    /** The devices this backend reaches, listed afresh on each call; each one opens itself ({@link RdmaDevice#open()}). */
     List<RdmaDevice> devices();
-
-    /** Opens a device this backend listed. */
-    DeviceContext open(RdmaDevice device);
 
     /**
      * A new rdma_cm connection manager (its own event channel and event thread). Backends without
