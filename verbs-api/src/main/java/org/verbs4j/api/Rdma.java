@@ -86,7 +86,7 @@ public final class Rdma {
     private static String whyNoBackend() {
         List<VerbsBackend> all = Backends.all();
         if (all.isEmpty()) {
-            return "no verbs4j backend is on the class path (add org.verbs4j:verbs-jnr)";
+            return "no verbs4j backend is on the class or module path (add org.verbs4j:verbs4j)";
         }
         String wanted = System.getProperty(BACKEND_PROPERTY);
         StringBuilder sb = new StringBuilder("no verbs4j backend is available");
