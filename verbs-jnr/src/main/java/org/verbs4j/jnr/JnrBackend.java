@@ -105,7 +105,7 @@ public final class JnrBackend implements VerbsBackend {
             return false;
         }
         for (int i = 0; i < a.size(); i++) {
-            if (!((JnrDevice) a.get(i)).sameAs((JnrDevice) b.get(i))) {
+            if (!a.get(i).equals(b.get(i))) {
                 return false;
             }
         }
@@ -119,7 +119,7 @@ public final class JnrBackend implements VerbsBackend {
 
     /** {@code ibv_open_device} of a device this backend listed. */
     DeviceContext open(JnrDevice device) {
-        long ctx = lib().ibv_open_device(device.handle);
+        long ctx = lib().ibv_open_device(device.handle());
         if (ctx == 0) {
             throw new VerbsException("ibv_open_device", lastErrno(), device.name(),
                     "Check that /dev/infiniband/uverbs* exists and is readable and writable by this user");
