@@ -3,11 +3,13 @@ package org.verbs4j.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.verbs4j.api.NativeConstants.assertBitsInOrder;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
@@ -87,24 +89,14 @@ class EnumsTest {
 
     @Test
     void wcStatusValuesAndTextsAreLibibverbs() {
-        assertEquals(IBV_WC_STATUS.length, WcStatus.values().length, "one constant per enum ibv_wc_status value");
-        for (int v = 0; v < IBV_WC_STATUS.length; v++) {
-            WcStatus s = WcStatus.valueOf(IBV_WC_STATUS[v]);
-            assertEquals(v, s.value(), "IBV_WC_" + IBV_WC_STATUS[v]);
-            assertEquals(IBV_WC_STATUS_STR[v], s.text(), "ibv_wc_status_str(IBV_WC_" + IBV_WC_STATUS[v] + ")");
-            assertSame(s, WcStatus.of(v));
-        }
+        checkNamesAndTexts(WcStatus.class, "IBV_WC_", "ibv_wc_status_str", IBV_WC_STATUS, IBV_WC_STATUS_STR,
+                WcStatus::value, WcStatus::text, WcStatus::of);
     }
 
     @Test
     void asyncEventTypeValuesAndTextsAreLibibverbs() {
-        assertEquals(IBV_EVENT_TYPE.length, AsyncEventType.values().length, "one constant per enum ibv_event_type value");
-        for (int v = 0; v < IBV_EVENT_TYPE.length; v++) {
-            AsyncEventType t = AsyncEventType.valueOf(IBV_EVENT_TYPE[v]);
-            assertEquals(v, t.value(), "IBV_EVENT_" + IBV_EVENT_TYPE[v]);
-            assertEquals(IBV_EVENT_TYPE_STR[v], t.text(), "ibv_event_type_str(IBV_EVENT_" + IBV_EVENT_TYPE[v] + ")");
-            assertSame(t, AsyncEventType.of(v));
-        }
+        checkNamesAndTexts(AsyncEventType.class, "IBV_EVENT_", "ibv_event_type_str", IBV_EVENT_TYPE, IBV_EVENT_TYPE_STR,
+                AsyncEventType::value, AsyncEventType::text, AsyncEventType::of);
     }
 
     @Test
@@ -182,27 +174,18 @@ class EnumsTest {
 
     @Test
     void flagBitsAreVerbsH() {
-        assertEquals(1, SendFlags.FENCE);
-        assertEquals(2, SendFlags.SIGNALED);
-        assertEquals(4, SendFlags.SOLICITED);
-        assertEquals(8, SendFlags.INLINE);
-        assertEquals(16, SendFlags.IP_CSUM);
-        assertEquals(1, WcFlags.GRH);
-        assertEquals(2, WcFlags.WITH_IMM);
-        assertEquals(4, WcFlags.IP_CSUM_OK);
-        assertEquals(8, WcFlags.WITH_INV);
+        assertBitsInOrder("IBV_SEND_*", SendFlags.FENCE, SendFlags.SIGNALED, SendFlags.SOLICITED, SendFlags.INLINE,
+                SendFlags.IP_CSUM);
+        assertBitsInOrder("IBV_WC_* flags", WcFlags.GRH, WcFlags.WITH_IMM, WcFlags.IP_CSUM_OK, WcFlags.WITH_INV);
     }
 
     @Test
     void qpAttrMaskBitsAreVerbsH() {
-        int[] bits = {QpAttrMask.STATE, QpAttrMask.CUR_STATE, QpAttrMask.EN_SQD_ASYNC_NOTIFY, QpAttrMask.ACCESS_FLAGS,
-            QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY, QpAttrMask.AV, QpAttrMask.PATH_MTU,
-            QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.RQ_PSN,
-            QpAttrMask.MAX_QP_RD_ATOMIC, QpAttrMask.ALT_PATH, QpAttrMask.MIN_RNR_TIMER, QpAttrMask.SQ_PSN,
-            QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.PATH_MIG_STATE, QpAttrMask.CAP, QpAttrMask.DEST_QPN};
-        for (int i = 0; i < bits.length; i++) {
-            assertEquals(1 << i, bits[i], "IBV_QP_* bit " + i);
-        }
+        assertBitsInOrder("IBV_QP_*", QpAttrMask.STATE, QpAttrMask.CUR_STATE, QpAttrMask.EN_SQD_ASYNC_NOTIFY,
+                QpAttrMask.ACCESS_FLAGS, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY, QpAttrMask.AV,
+                QpAttrMask.PATH_MTU, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.RQ_PSN,
+                QpAttrMask.MAX_QP_RD_ATOMIC, QpAttrMask.ALT_PATH, QpAttrMask.MIN_RNR_TIMER, QpAttrMask.SQ_PSN,
+                QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.PATH_MIG_STATE, QpAttrMask.CAP, QpAttrMask.DEST_QPN);
         assertEquals(1 << 25, QpAttrMask.RATE_LIMIT);
         assertEquals((1 << 21) - 1, QpAttrMask.ALL, "ALL is bits 0..20 (not RATE_LIMIT, which query does not report)");
     }
@@ -233,6 +216,18 @@ class EnumsTest {
                         : e instanceof QpType t ? t.text() : ((QpState) e).text();
                 assertEquals(false, text == null || text.isBlank(), e + " has no text");
             }
+        }
+    }
+
+    /** Constant {@code names[v]} has value {@code v}, text {@code texts[v]}, and is what {@code of(v)} returns. */
+    private static <E extends Enum<E>> void checkNamesAndTexts(Class<E> type, String prefix, String strFunction,
+            String[] names, String[] texts, ToIntFunction<E> value, Function<E, String> text, IntFunction<E> of) {
+        assertEquals(names.length, type.getEnumConstants().length, "one constant per " + prefix + "* value");
+        for (int v = 0; v < names.length; v++) {
+            E e = Enum.valueOf(type, names[v]);
+            assertEquals(v, value.applyAsInt(e), prefix + names[v]);
+            assertEquals(texts[v], text.apply(e), strFunction + "(" + prefix + names[v] + ")");
+            assertSame(e, of.apply(v));
         }
     }
 
