@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -20,55 +21,23 @@ import org.verbs4j.api.internal.RawMemory;
 class WorkRequestsTest {
 
     /** One of the two arrays, reached through its public {@code allocate}, {@code at} and {@code count}. */
-    enum Kind {
-        SEND("SendRequests", "send requests", SendRequests.WR_SIZE) {
-            @Override
-            WorkRequests allocate(int capacity, int maxSge) {
-                return SendRequests.allocate(capacity, maxSge);
-            }
+    record Kind(String className, String slots, int wrSize, Allocate allocate, At at, Count count) {
+        static final Kind SEND = new Kind("SendRequests", "send requests", SendRequests.WR_SIZE, SendRequests::allocate,
+                (w, i) -> ((SendRequests) w).at(i), (w, n) -> ((SendRequests) w).count(n));
+        static final Kind RECEIVE = new Kind("ReceiveRequests", "receive requests", ReceiveRequests.WR_SIZE,
+                ReceiveRequests::allocate, (w, i) -> ((ReceiveRequests) w).at(i), (w, n) -> ((ReceiveRequests) w).count(n));
 
-            @Override
-            WorkRequests.Slot at(WorkRequests w, int i) {
-                return ((SendRequests) w).at(i);
-            }
-
-            @Override
-            WorkRequests count(WorkRequests w, int n) {
-                return ((SendRequests) w).count(n);
-            }
-        },
-        RECEIVE("ReceiveRequests", "receive requests", ReceiveRequests.WR_SIZE) {
-            @Override
-            WorkRequests allocate(int capacity, int maxSge) {
-                return ReceiveRequests.allocate(capacity, maxSge);
-            }
-
-            @Override
-            WorkRequests.Slot at(WorkRequests w, int i) {
-                return ((ReceiveRequests) w).at(i);
-            }
-
-            @Override
-            WorkRequests count(WorkRequests w, int n) {
-                return ((ReceiveRequests) w).count(n);
-            }
-        };
-
-        final String className;
-        final String slots;
-        final int wrSize;
-
-        Kind(String className, String slots, int wrSize) {
-            this.className = className;
-            this.slots = slots;
-            this.wrSize = wrSize;
+        WorkRequests allocate(int capacity, int maxSge) {
+            return allocate.apply(capacity, maxSge);
         }
 
-        abstract WorkRequests allocate(int capacity, int maxSge);
+        WorkRequests.Slot at(WorkRequests w, int i) {
+            return at.apply(w, i);
+        }
 
-        abstract WorkRequests.Slot at(WorkRequests w, int i);
-
-        abstract WorkRequests count(WorkRequests w, int n);
+        WorkRequests count(WorkRequests w, int n) {
+            return count.apply(w, n);
+        }
 
         long wr(WorkRequests w, int i) {
             return w.address() + (long) i * wrSize;
@@ -78,10 +47,31 @@ class WorkRequestsTest {
         long sgeBlock(WorkRequests w, int i) {
             return w.address() + (long) w.capacity() * wrSize + (long) i * w.maxSge() * SendRequests.SGE_SIZE;
         }
+
+        @Override
+        public String toString() {
+            return className;
+        }
+    }
+
+    interface Allocate {
+        WorkRequests apply(int capacity, int maxSge);
+    }
+
+    interface At {
+        WorkRequests.Slot apply(WorkRequests w, int i);
+    }
+
+    interface Count {
+        WorkRequests apply(WorkRequests w, int n);
+    }
+
+    static Stream<Kind> kinds() {
+        return Stream.of(Kind.SEND, Kind.RECEIVE);
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void theHeaderOffsetsAreTheSameInBothStructs(Kind k) {
         assertEquals(0, SendRequests.WR_ID_OFFSET);
         assertEquals(8, SendRequests.NEXT_OFFSET);
@@ -96,11 +86,11 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void freshArrayIsZeroedExceptItsSgListPointers(Kind k) {
         try (WorkRequests w = k.allocate(3, 2)) {
             for (int i = 0; i < 3; i++) {
-                for (int off = 0; off < k.wrSize; off += 8) {
+                for (int off = 0; off < k.wrSize(); off += 8) {
                     long expected = off == SendRequests.SG_LIST_OFFSET ? k.sgeBlock(w, i) : 0L;
                     assertEquals(expected, RawMemory.getLong(k.wr(w, i) + off), "slot " + i + " bytes " + off + "..+8");
                 }
@@ -115,7 +105,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void countLinksExactlyTheFirstNSlots(Kind k) {
         try (WorkRequests w = k.allocate(5, 1)) {
             assertEquals(0L, RawMemory.getLong(k.wr(w, 0) + SendRequests.NEXT_OFFSET), "count 1: slot 0 ends the chain");
@@ -139,7 +129,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void entriesLandInTheSlotsOwnBlock(Kind k) {
         try (WorkRequests w = k.allocate(5, 3)) {
             for (int i = 0; i < 5; i++) {
@@ -161,7 +151,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void clearZeroesFieldsAndEntriesButKeepsLinksAndSgList(Kind k) {
         try (WorkRequests w = k.allocate(3, 2)) {
             k.count(w, 3);
@@ -175,7 +165,7 @@ class WorkRequestsTest {
             long a = k.wr(w, 1);
             assertEquals(k.wr(w, 2), RawMemory.getLong(a + SendRequests.NEXT_OFFSET), "next survives clear()");
             assertEquals(k.sgeBlock(w, 1), RawMemory.getLong(a + SendRequests.SG_LIST_OFFSET), "sg_list survives clear()");
-            for (int off = 0; off < k.wrSize; off += 8) {
+            for (int off = 0; off < k.wrSize(); off += 8) {
                 if (off != SendRequests.NEXT_OFFSET && off != SendRequests.SG_LIST_OFFSET) {
                     assertEquals(0L, RawMemory.getLong(a + off), "byte " + off + " after clear()");
                 }
@@ -188,7 +178,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void usedLengthSumsTheUsedEntriesUnsigned(Kind k) {
         try (WorkRequests w = k.allocate(1, 3)) {
             WorkRequests.Slot r = k.at(w, 0);
@@ -207,10 +197,10 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void boundsAreCheckedWithClearMessages(Kind k) {
         try (WorkRequests w = k.allocate(2, 2)) {
-            assertEquals("slot 2 of 2 " + k.slots,
+            assertEquals("slot 2 of 2 " + k.slots(),
                     assertThrows(IndexOutOfBoundsException.class, () -> k.at(w, 2)).getMessage());
             assertThrows(IndexOutOfBoundsException.class, () -> k.at(w, -1));
             WorkRequests.Slot r = k.at(w, 0);
@@ -231,7 +221,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void zeroSgeRequestsCannotTakeAnEntry(Kind k) {
         try (WorkRequests w = k.allocate(2, 0)) {
             WorkRequests.Slot r = k.at(w, 1);
@@ -245,7 +235,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void allocateRejectsBadSizes(Kind k) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> k.allocate(0, 1));
         assertTrue(e.getMessage().contains("capacity 0"), e.getMessage());
@@ -253,13 +243,13 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void useAfterCloseThrowsAndDoubleCloseIsHarmless(Kind k) {
         WorkRequests w = k.allocate(2, 1);
         WorkRequests.Slot r = k.at(w, 1);
         w.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> k.at(w, 0));
-        assertEquals(k.className + " is closed", e.getMessage());
+        assertEquals(k.className() + " is closed", e.getMessage());
         assertThrows(IllegalStateException.class, () -> k.count(w, 1));
         assertThrows(IllegalStateException.class, w::address);
         // a flyweight obtained before the close must not write to (or read) the freed memory
@@ -273,14 +263,14 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void indexOfMapsABadWrAddressBackToItsSlot(Kind k) {
         try (WorkRequests w = k.allocate(4, 2)) {
             for (int i = 0; i < 4; i++) {
                 assertEquals(i, w.indexOf(k.wr(w, i)));
                 assertEquals(i, w.indexOf(k.at(w, i).address()));
             }
-            assertEquals(2, w.indexOf(k.wr(w, 2) + k.wrSize - 1), "inside slot 2");
+            assertEquals(2, w.indexOf(k.wr(w, 2) + k.wrSize() - 1), "inside slot 2");
             assertEquals(-1, w.indexOf(w.address() - 1));
             assertEquals(-1, w.indexOf(k.wr(w, 4)), "one past the last slot (the SGE blocks) is not a request");
             assertEquals(-1, w.indexOf(0L));
@@ -289,7 +279,7 @@ class WorkRequestsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @MethodSource("kinds")
     void atReturnsTheSameFlyweight(Kind k) {
         try (WorkRequests w = k.allocate(2, 1)) {
             assertSame(k.at(w, 0), k.at(w, 1));
