@@ -9,14 +9,8 @@ import org.verbs4j.api.internal.RawMemory;
 /** {@link ReceiveRequests} writes {@code struct ibv_recv_wr} / {@code struct ibv_sge} at the ABI offsets. */
 class ReceiveRequestsTest {
 
-    private static long wr(ReceiveRequests rrs, int i) {
-        return rrs.address() + (long) i * ReceiveRequests.WR_SIZE;
-    }
-
-    private static long sgeBlock(ReceiveRequests rrs, int i) {
-        return rrs.address() + (long) rrs.capacity() * ReceiveRequests.WR_SIZE
-                + (long) i * rrs.maxSge() * SendRequests.SGE_SIZE;
-    }
+    /** Where the slots and their SGE blocks are: the layout {@link WorkRequestsTest} checks for both arrays. */
+    private static final WorkRequestsTest.Kind KIND = WorkRequestsTest.Kind.RECEIVE;
 
     @Test
     void abiSizeIsThatOfX86_64Libibverbs() {
@@ -28,12 +22,12 @@ class ReceiveRequestsTest {
         try (ReceiveRequests rrs = ReceiveRequests.allocate(3, 2)) {
             ReceiveRequests.ReceiveRequest r = rrs.at(1).wrId(-0x0123_4567_89ab_cdefL)
                     .sge(0, 0x7f00_0000_1000L, 4096, 0xabcd).sge(1, 0x7f00_0000_9000L, 512, 0xef01).numSge(2);
-            long a = wr(rrs, 1);
+            long a = KIND.wr(rrs, 1);
             assertEquals(a, r.address());
             assertEquals(-0x0123_4567_89ab_cdefL, RawMemory.getLong(a + ReceiveRequests.WR_ID_OFFSET));
             assertEquals(2, RawMemory.getInt(a + ReceiveRequests.NUM_SGE_OFFSET));
             long sg = RawMemory.getLong(a + ReceiveRequests.SG_LIST_OFFSET);
-            assertEquals(sgeBlock(rrs, 1), sg, "sg_list of slot 1 points at slot 1's own SGE block");
+            assertEquals(KIND.sgeBlock(rrs, 1), sg, "sg_list of slot 1 points at slot 1's own SGE block");
             assertEquals(0x7f00_0000_1000L, RawMemory.getLong(sg + SendRequests.SGE_ADDR_OFFSET));
             assertEquals(4096, RawMemory.getInt(sg + SendRequests.SGE_LENGTH_OFFSET));
             assertEquals(0xabcd, RawMemory.getInt(sg + SendRequests.SGE_LKEY_OFFSET));
@@ -44,9 +38,9 @@ class ReceiveRequestsTest {
             assertEquals(2, r.numSge());
             assertEquals(4096L + 512L, r.totalLength());
             for (int other : new int[] {0, 2}) {
-                assertEquals(0L, RawMemory.getLong(wr(rrs, other) + ReceiveRequests.WR_ID_OFFSET));
-                assertEquals(0, RawMemory.getInt(wr(rrs, other) + ReceiveRequests.NUM_SGE_OFFSET));
-                assertEquals(0L, RawMemory.getLong(sgeBlock(rrs, other)));
+                assertEquals(0L, RawMemory.getLong(KIND.wr(rrs, other) + ReceiveRequests.WR_ID_OFFSET));
+                assertEquals(0, RawMemory.getInt(KIND.wr(rrs, other) + ReceiveRequests.NUM_SGE_OFFSET));
+                assertEquals(0L, RawMemory.getLong(KIND.sgeBlock(rrs, other)));
             }
         }
     }
@@ -55,14 +49,14 @@ class ReceiveRequestsTest {
     void theOneEntrySetterAndClearWorkThroughThePublicView() {
         try (ReceiveRequests rrs = ReceiveRequests.allocate(2, 4)) {
             ReceiveRequests.ReceiveRequest r = rrs.at(1).wrId(9).sge(0x5000, 77, 0x99);
-            assertEquals(1, RawMemory.getInt(wr(rrs, 1) + ReceiveRequests.NUM_SGE_OFFSET));
-            assertEquals(0x5000L, RawMemory.getLong(sgeBlock(rrs, 1)));
+            assertEquals(1, RawMemory.getInt(KIND.wr(rrs, 1) + ReceiveRequests.NUM_SGE_OFFSET));
+            assertEquals(0x5000L, RawMemory.getLong(KIND.sgeBlock(rrs, 1)));
             assertEquals(77L, r.totalLength());
             assertSame(r, r.clear());
             assertEquals(0L, r.wrId());
             assertEquals(0, r.numSge());
-            assertEquals(0L, RawMemory.getLong(sgeBlock(rrs, 1)));
-            assertEquals(sgeBlock(rrs, 1), RawMemory.getLong(wr(rrs, 1) + ReceiveRequests.SG_LIST_OFFSET));
+            assertEquals(0L, RawMemory.getLong(KIND.sgeBlock(rrs, 1)));
+            assertEquals(KIND.sgeBlock(rrs, 1), RawMemory.getLong(KIND.wr(rrs, 1) + ReceiveRequests.SG_LIST_OFFSET));
         }
     }
 }

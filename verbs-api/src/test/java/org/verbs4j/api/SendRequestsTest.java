@@ -13,15 +13,8 @@ import org.verbs4j.api.internal.RawMemory;
  */
 class SendRequestsTest {
 
-    private static long wr(SendRequests wrs, int i) {
-        return wrs.address() + (long) i * SendRequests.WR_SIZE;
-    }
-
-    /** Where slot {@code i}'s own SGE block must be: after all WRs, {@code maxSge} entries per slot. */
-    private static long sgeBlock(SendRequests wrs, int i) {
-        return wrs.address() + (long) wrs.capacity() * SendRequests.WR_SIZE
-                + (long) i * wrs.maxSge() * SendRequests.SGE_SIZE;
-    }
+    /** Where the slots and their SGE blocks are: the layout {@link WorkRequestsTest} checks for both arrays. */
+    private static final WorkRequestsTest.Kind KIND = WorkRequestsTest.Kind.SEND;
 
     @Test
     void abiSizesAreThoseOfX86_64Libibverbs() {
@@ -42,7 +35,7 @@ class SendRequestsTest {
                     .sge(1, 0xB000_0000_2000L, 200, 0x22)
                     .numSge(2)
                     .rdma(0x7f00_dead_beef_0000L, 0x3344_5566);
-            long a = wr(wrs, 2);
+            long a = KIND.wr(wrs, 2);
             assertEquals(a, r.address());
             assertEquals(0x1122334455667788L, RawMemory.getLong(a + SendRequests.WR_ID_OFFSET));
             assertEquals(Opcode.RDMA_WRITE_WITH_IMM.value(), RawMemory.getInt(a + SendRequests.OPCODE_OFFSET));
@@ -52,7 +45,7 @@ class SendRequestsTest {
             assertEquals(0x3344_5566, RawMemory.getInt(a + SendRequests.RDMA_RKEY_OFFSET));
 
             long sg = RawMemory.getLong(a + SendRequests.SG_LIST_OFFSET);
-            assertEquals(sgeBlock(wrs, 2), sg, "sg_list of slot 2 points at slot 2's own SGE block");
+            assertEquals(KIND.sgeBlock(wrs, 2), sg, "sg_list of slot 2 points at slot 2's own SGE block");
             assertEquals(0xA000_0000_1000L, RawMemory.getLong(sg + SendRequests.SGE_ADDR_OFFSET));
             assertEquals(100, RawMemory.getInt(sg + SendRequests.SGE_LENGTH_OFFSET));
             assertEquals(0x11, RawMemory.getInt(sg + SendRequests.SGE_LKEY_OFFSET));
@@ -71,11 +64,11 @@ class SendRequestsTest {
 
             // neighbours untouched
             for (int other : new int[] {1, 3}) {
-                long o = wr(wrs, other);
+                long o = KIND.wr(wrs, other);
                 assertEquals(0L, RawMemory.getLong(o + SendRequests.WR_ID_OFFSET), "slot " + other + " wr_id");
                 assertEquals(0, RawMemory.getInt(o + SendRequests.OPCODE_OFFSET), "slot " + other + " opcode");
                 assertEquals(0, RawMemory.getInt(o + SendRequests.NUM_SGE_OFFSET), "slot " + other + " num_sge");
-                assertEquals(0L, RawMemory.getLong(sgeBlock(wrs, other)), "slot " + other + " SGE 0");
+                assertEquals(0L, RawMemory.getLong(KIND.sgeBlock(wrs, other)), "slot " + other + " SGE 0");
             }
         }
     }
@@ -83,7 +76,7 @@ class SendRequestsTest {
     @Test
     void immDataIsStoredBigEndianAsHtonlWould() {
         try (SendRequests wrs = SendRequests.allocate(1, 1)) {
-            long a = wr(wrs, 0) + SendRequests.IMM_DATA_OFFSET;
+            long a = KIND.wr(wrs, 0) + SendRequests.IMM_DATA_OFFSET;
             wrs.at(0).immData(0x01020304);
             assertEquals(0x01, RawMemory.getByte(a));
             assertEquals(0x02, RawMemory.getByte(a + 1));
@@ -103,10 +96,10 @@ class SendRequestsTest {
             assertSame(r, r.clear());
             assertEquals(0, r.opcodeValue());
             assertEquals(0, r.flags());
-            assertEquals(0, RawMemory.getInt(wr(wrs, 1) + SendRequests.IMM_DATA_OFFSET));
-            assertEquals(0L, RawMemory.getLong(wr(wrs, 1) + SendRequests.RDMA_REMOTE_ADDR_OFFSET));
+            assertEquals(0, RawMemory.getInt(KIND.wr(wrs, 1) + SendRequests.IMM_DATA_OFFSET));
+            assertEquals(0L, RawMemory.getLong(KIND.wr(wrs, 1) + SendRequests.RDMA_REMOTE_ADDR_OFFSET));
             assertEquals(0L, r.totalLength());
-            assertEquals(sgeBlock(wrs, 1), RawMemory.getLong(wr(wrs, 1) + SendRequests.SG_LIST_OFFSET));
+            assertEquals(KIND.sgeBlock(wrs, 1), RawMemory.getLong(KIND.wr(wrs, 1) + SendRequests.SG_LIST_OFFSET));
         }
     }
 
@@ -114,9 +107,9 @@ class SendRequestsTest {
     void singleSgeSetterSetsEntryZeroAndNumSgeOne() {
         try (SendRequests wrs = SendRequests.allocate(1, 4)) {
             wrs.at(0).sge(0x5000, 77, 0x99);
-            assertEquals(1, RawMemory.getInt(wr(wrs, 0) + SendRequests.NUM_SGE_OFFSET));
-            assertEquals(0x5000L, RawMemory.getLong(sgeBlock(wrs, 0)));
-            assertEquals(77, RawMemory.getInt(sgeBlock(wrs, 0) + SendRequests.SGE_LENGTH_OFFSET));
+            assertEquals(1, RawMemory.getInt(KIND.wr(wrs, 0) + SendRequests.NUM_SGE_OFFSET));
+            assertEquals(0x5000L, RawMemory.getLong(KIND.sgeBlock(wrs, 0)));
+            assertEquals(77, RawMemory.getInt(KIND.sgeBlock(wrs, 0) + SendRequests.SGE_LENGTH_OFFSET));
         }
     }
 
@@ -124,7 +117,7 @@ class SendRequestsTest {
     void atomicPutsItsOperandsInTheUnion() {
         try (SendRequests wrs = SendRequests.allocate(2, 1)) {
             wrs.at(1).opcode(Opcode.ATOMIC_CMP_AND_SWP).atomic(0x1234_5678_9abc_def0L, 0x0bad_f00d, 41L, -2L);
-            long a = wr(wrs, 1);
+            long a = KIND.wr(wrs, 1);
             assertEquals(Opcode.ATOMIC_CMP_AND_SWP.value(), RawMemory.getInt(a + SendRequests.OPCODE_OFFSET));
             assertEquals(0x1234_5678_9abc_def0L, RawMemory.getLong(a + SendRequests.ATOMIC_REMOTE_ADDR_OFFSET));
             assertEquals(41L, RawMemory.getLong(a + SendRequests.ATOMIC_COMPARE_ADD_OFFSET));
@@ -139,7 +132,7 @@ class SendRequestsTest {
     void udPutsTheHandleQpnAndQkeyInTheUnion() {
         try (SendRequests wrs = SendRequests.allocate(1, 1)) {
             wrs.at(0).ud(new FakeAddressHandle(0x00007f12_3456_7890L), 0x00ab_cdef, 0x1111_1111);
-            long a = wr(wrs, 0);
+            long a = KIND.wr(wrs, 0);
             assertEquals(0x00007f12_3456_7890L, RawMemory.getLong(a + SendRequests.UD_AH_OFFSET));
             assertEquals(0x00ab_cdef, RawMemory.getInt(a + SendRequests.UD_REMOTE_QPN_OFFSET));
             assertEquals(0x1111_1111, RawMemory.getInt(a + SendRequests.UD_REMOTE_QKEY_OFFSET));
