@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.internal.RawMemory;
 
@@ -12,60 +13,20 @@ import org.verbs4j.api.internal.RawMemory;
 class MemoryRegionTest {
 
     /** A region over {@code length} bytes of native memory; closing frees them. */
-    static final class Native implements MemoryRegion {
-        private final long address;
-        private final long length;
-        private boolean closed;
-
+    record Native(ProtectionDomain protectionDomain, long address, long length, int lkey, int rkey, int access,
+            ByteBuffer buffer, AtomicBoolean closed) implements MemoryRegion {
         Native(long length) {
-            this.address = RawMemory.allocate(length);
-            this.length = length;
-        }
-
-        @Override
-        public ProtectionDomain protectionDomain() {
-            return null;
-        }
-
-        @Override
-        public long address() {
-            return address;
-        }
-
-        @Override
-        public long length() {
-            return length;
-        }
-
-        @Override
-        public int lkey() {
-            return 1;
-        }
-
-        @Override
-        public int rkey() {
-            return 2;
-        }
-
-        @Override
-        public int access() {
-            return Access.LOCAL_WRITE;
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return null;
+            this(null, RawMemory.allocate(length), length, 1, 2, Access.LOCAL_WRITE, null, new AtomicBoolean());
         }
 
         @Override
         public boolean isClosed() {
-            return closed;
+            return closed.get();
         }
 
         @Override
         public void close() {
-            if (!closed) {
-                closed = true;
+            if (closed.compareAndSet(false, true)) {
                 RawMemory.free(address);
             }
         }

@@ -28,12 +28,8 @@ class ReceiveRequestsTest {
             assertEquals(2, RawMemory.getInt(a + ReceiveRequests.NUM_SGE_OFFSET));
             long sg = RawMemory.getLong(a + ReceiveRequests.SG_LIST_OFFSET);
             assertEquals(KIND.sgeBlock(rrs, 1), sg, "sg_list of slot 1 points at slot 1's own SGE block");
-            assertEquals(0x7f00_0000_1000L, RawMemory.getLong(sg + SendRequests.SGE_ADDR_OFFSET));
-            assertEquals(4096, RawMemory.getInt(sg + SendRequests.SGE_LENGTH_OFFSET));
-            assertEquals(0xabcd, RawMemory.getInt(sg + SendRequests.SGE_LKEY_OFFSET));
-            assertEquals(0x7f00_0000_9000L, RawMemory.getLong(sg + SendRequests.SGE_SIZE + SendRequests.SGE_ADDR_OFFSET));
-            assertEquals(512, RawMemory.getInt(sg + SendRequests.SGE_SIZE + SendRequests.SGE_LENGTH_OFFSET));
-            assertEquals(0xef01, RawMemory.getInt(sg + SendRequests.SGE_SIZE + SendRequests.SGE_LKEY_OFFSET));
+            WorkRequestsTest.assertSge(sg, 0, 0x7f00_0000_1000L, 4096, 0xabcd);
+            WorkRequestsTest.assertSge(sg, 1, 0x7f00_0000_9000L, 512, 0xef01);
             assertEquals(-0x0123_4567_89ab_cdefL, r.wrId());
             assertEquals(2, r.numSge());
             assertEquals(4096L + 512L, r.totalLength());

@@ -46,14 +46,9 @@ class SendRequestsTest {
 
             long sg = RawMemory.getLong(a + SendRequests.SG_LIST_OFFSET);
             assertEquals(KIND.sgeBlock(wrs, 2), sg, "sg_list of slot 2 points at slot 2's own SGE block");
-            assertEquals(0xA000_0000_1000L, RawMemory.getLong(sg + SendRequests.SGE_ADDR_OFFSET));
-            assertEquals(100, RawMemory.getInt(sg + SendRequests.SGE_LENGTH_OFFSET));
-            assertEquals(0x11, RawMemory.getInt(sg + SendRequests.SGE_LKEY_OFFSET));
-            long sg1 = sg + SendRequests.SGE_SIZE;
-            assertEquals(0xB000_0000_2000L, RawMemory.getLong(sg1 + SendRequests.SGE_ADDR_OFFSET));
-            assertEquals(200, RawMemory.getInt(sg1 + SendRequests.SGE_LENGTH_OFFSET));
-            assertEquals(0x22, RawMemory.getInt(sg1 + SendRequests.SGE_LKEY_OFFSET));
-            assertEquals(0L, RawMemory.getLong(sg1 + SendRequests.SGE_SIZE), "third SGE untouched");
+            WorkRequestsTest.assertSge(sg, 0, 0xA000_0000_1000L, 100, 0x11);
+            WorkRequestsTest.assertSge(sg, 1, 0xB000_0000_2000L, 200, 0x22);
+            WorkRequestsTest.assertSge(sg, 2, 0L, 0, 0);
 
             // the getters read the same memory
             assertEquals(0x1122334455667788L, r.wrId());

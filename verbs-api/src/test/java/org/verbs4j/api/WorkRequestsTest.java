@@ -54,6 +54,14 @@ class WorkRequestsTest {
         }
     }
 
+    /** Entry {@code j} of the SGE block at {@code block} holds {@code addr}, {@code length} and {@code lkey}. */
+    static void assertSge(long block, int j, long addr, int length, int lkey) {
+        long s = block + (long) j * SendRequests.SGE_SIZE;
+        assertEquals(addr, RawMemory.getLong(s + SendRequests.SGE_ADDR_OFFSET), "SGE " + j + " addr");
+        assertEquals(length, RawMemory.getInt(s + SendRequests.SGE_LENGTH_OFFSET), "SGE " + j + " length");
+        assertEquals(lkey, RawMemory.getInt(s + SendRequests.SGE_LKEY_OFFSET), "SGE " + j + " lkey");
+    }
+
     interface Allocate {
         WorkRequests apply(int capacity, int maxSge);
     }
@@ -139,12 +147,9 @@ class WorkRequestsTest {
                 r.putSge(2, 0x10_0000L + i * 4096L, 4096 + i, 7 + i);
             }
             for (int i = 0; i < 5; i++) {
-                long s = k.sgeBlock(w, i) + 2L * SendRequests.SGE_SIZE;
                 assertEquals(k.sgeBlock(w, i), RawMemory.getLong(k.wr(w, i) + SendRequests.SG_LIST_OFFSET), "slot " + i);
                 assertEquals(100L + i, RawMemory.getLong(k.wr(w, i) + SendRequests.WR_ID_OFFSET));
-                assertEquals(0x10_0000L + i * 4096L, RawMemory.getLong(s + SendRequests.SGE_ADDR_OFFSET), "slot " + i);
-                assertEquals(4096 + i, RawMemory.getInt(s + SendRequests.SGE_LENGTH_OFFSET));
-                assertEquals(7 + i, RawMemory.getInt(s + SendRequests.SGE_LKEY_OFFSET));
+                assertSge(k.sgeBlock(w, i), 2, 0x10_0000L + i * 4096L, 4096 + i, 7 + i);
                 assertEquals(100L + i, k.at(w, i).getWrId());
             }
         }
