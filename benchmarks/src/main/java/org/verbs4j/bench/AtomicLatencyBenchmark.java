@@ -8,17 +8,14 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.SendFlags;
 import org.verbs4j.api.SendRequests;
-import org.verbs4j.api.WorkCompletions;
 
 /**
  * Latency of the two 8-byte RC atomics, as perftest's {@code ib_atomic_lat} measures it: A posts a fetch-and-add
@@ -38,47 +35,33 @@ import org.verbs4j.api.WorkCompletions;
 public class AtomicLatencyBenchmark {
 
     @State(Scope.Thread)
-    public static class Atomics extends CountingState {
-        /** The RDMA device (both QPs are on it). */
-        @Param({"rxe0", "siw0"})
-        public String device;
-
+    public static class Atomics extends PairState {
         private static final long FETCH_ADD = 1;
         private static final long COMPARE_SWAP = 2;
         /** The target words in B's buffer, and where their old values land in A's. */
         private static final long ADD_WORD = 0;
         private static final long SWAP_WORD = 8;
 
-        ConnectedQueuePairs pair;
-        ConnectedQueuePairs.Endpoint a;
-        ConnectedQueuePairs.Endpoint b;
         SendRequests fetchAdd;
         SendRequests compareSwap;
-        WorkCompletions wc;
         /** The value B's words hold now (each op adds 1 / swaps in +1). */
         long added;
         long swapped;
 
         @Setup(Level.Trial)
         public void open() {
-            pair = ConnectedQueuePairs.open(device, new ConnectedQueuePairs.Shape(16, 4, 1, 0, 4096));
+            openPair(new ConnectedQueuePairs.Shape(16, 4, 1, 0, 4096));
             if (!pair.supportsAtomics()) {
-                String why = pair.ctx.device().name() + " does not execute atomics (atomic_cap "
-                        + pair.attributes.atomicCap().text() + "): the atomic latency benchmarks do not run on it";
-                pair.close();
-                pair = null;
-                throw new BenchmarkSkipped(why);
+                throw skip(pair.ctx.device().name() + " does not execute atomics (atomic_cap "
+                        + pair.attributes.atomicCap().text() + "): the atomic latency benchmarks do not run on it");
             }
-            a = pair.a;
-            b = pair.b;
-            fetchAdd = SendRequests.allocate(1, 1);
+            fetchAdd = own(SendRequests.allocate(1, 1));
             fetchAdd.at(0).wrId(FETCH_ADD).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
                     .sge(a.mr.address() + ADD_WORD, 8, a.mr.lkey())
                     .atomic(b.mr.address() + ADD_WORD, b.mr.rkey(), 1, 0);
-            compareSwap = SendRequests.allocate(1, 1);
+            compareSwap = own(SendRequests.allocate(1, 1));
             compareSwap.at(0).wrId(COMPARE_SWAP).opcode(Opcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
                     .sge(a.mr.address() + SWAP_WORD, 8, a.mr.lkey());
-            wc = WorkCompletions.allocate(16);
             b.mr.putLong(ADD_WORD, 0);
             b.mr.putLong(SWAP_WORD, 0);
             // One of each before measuring: checks that the device really does them.
@@ -92,43 +75,24 @@ public class AtomicLatencyBenchmark {
         }
 
         long fetchAndAdd() {
-            a.qp.postSend(fetchAdd);
-            pair.awaitOne(a.sendCq, wc, "A's fetch-and-add");
-            long old = a.mr.getLong(ADD_WORD);
-            if (old != added) {
-                throw new IllegalStateException(pair + ": fetch-and-add returned " + old + ", expected " + added);
-            }
+            atomic(fetchAdd, ADD_WORD, added, "A's fetch-and-add");
             return ++added;
         }
 
         long compareAndSwap() {
             long expected = swapped;
             compareSwap.at(0).atomic(b.mr.address() + SWAP_WORD, b.mr.rkey(), expected, expected + 1);
-            a.qp.postSend(compareSwap);
-            pair.awaitOne(a.sendCq, wc, "A's compare-and-swap");
-            long old = a.mr.getLong(SWAP_WORD);
-            if (old != expected) {
-                throw new IllegalStateException(pair + ": compare-and-swap returned " + old + ", expected " + expected);
-            }
+            atomic(compareSwap, SWAP_WORD, expected, "A's compare-and-swap");
             return ++swapped;
         }
 
-        @TearDown(Level.Trial)
-        public void close() {
-            try {
-                if (pair != null) {
-                    pair.close();
-                }
-            } finally {
-                if (fetchAdd != null) {
-                    fetchAdd.close();
-                }
-                if (compareSwap != null) {
-                    compareSwap.close();
-                }
-                if (wc != null) {
-                    wc.close();
-                }
+        /** Posts {@code request}, polls its completion and checks the old value it brought back into {@code word}. */
+        private void atomic(SendRequests request, long word, long expected, String what) {
+            a.qp.postSend(request);
+            pair.awaitOne(a.sendCq, wc, what);
+            long old = a.mr.getLong(word);
+            if (old != expected) {
+                throw new IllegalStateException(pair + ": " + what + " returned " + old + ", expected " + expected);
             }
         }
     }

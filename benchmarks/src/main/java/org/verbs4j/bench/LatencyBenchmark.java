@@ -13,7 +13,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.verbs4j.api.MemoryRegion;
@@ -22,7 +21,6 @@ import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendFlags;
 import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.WcOpcode;
-import org.verbs4j.api.WorkCompletions;
 
 /**
  * Latency of the RC operations perftest measures ({@code ib_send_lat}, {@code ib_write_lat},
@@ -70,11 +68,7 @@ public class LatencyBenchmark {
 
     /** Two connected QPs and every request the benchmarks post, filled once. */
     @State(Scope.Thread)
-    public static class Pair extends CountingState {
-        /** The RDMA device (both QPs are on it). */
-        @Param({"rxe0", "siw0"})
-        public String device;
-
+    public static class Pair extends PairState {
         /** Message size in bytes. */
         @Param({"2", "64", "1024", "4096", "65536"})
         public int size;
@@ -87,9 +81,6 @@ public class LatencyBenchmark {
         private static final long RECV_A = 6;
         private static final long RECV_B = 7;
 
-        ConnectedQueuePairs pair;
-        ConnectedQueuePairs.Endpoint a;
-        ConnectedQueuePairs.Endpoint b;
         /** Each buffer: the message source at 0, the target (receives, writes, reads) at {@link #dst}. */
         long dst;
         SendRequests sendAB;
@@ -99,7 +90,6 @@ public class LatencyBenchmark {
         SendRequests read;
         ReceiveRequests recvA;
         ReceiveRequests recvB;
-        WorkCompletions wc;
         int inlineFlag;
         long sendRounds;
         long writeRounds;
@@ -110,10 +100,7 @@ public class LatencyBenchmark {
                 throw new IllegalArgumentException("size " + size + ": at least 1 byte");
             }
             dst = (size + 4095L) & ~4095L;
-            pair = ConnectedQueuePairs.open(device, new ConnectedQueuePairs.Shape(64, 2 * SIGNAL_EVERY + 4,
-                    RECV_DEPTH, MAX_INLINE, 2 * dst));
-            a = pair.a;
-            b = pair.b;
+            openPair(new ConnectedQueuePairs.Shape(64, 2 * SIGNAL_EVERY + 4, RECV_DEPTH, MAX_INLINE, 2 * dst));
             fill(a.mr, (byte) 0x10);
             fill(b.mr, (byte) 0x60);
             inlineFlag = size <= a.qp.capabilities().maxInlineData() ? SendFlags.INLINE : 0;
@@ -124,14 +111,13 @@ public class LatencyBenchmark {
             writeAB.at(0).rdma(b.mr.address() + dst, b.mr.rkey());
             writeBA = request(WRITE_BA, Opcode.RDMA_WRITE, b.mr, 0);
             writeBA.at(0).rdma(a.mr.address() + dst, a.mr.rkey());
-            read = SendRequests.allocate(1, 1);
+            read = own(SendRequests.allocate(1, 1));
             read.at(0).wrId(READ).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
                     .sge(a.mr.address() + dst, size, a.mr.lkey()).rdma(b.mr.address(), b.mr.rkey());
-            recvA = ReceiveRequests.allocate(1, 1);
+            recvA = own(ReceiveRequests.allocate(1, 1));
             recvA.at(0).wrId(RECV_A).sge(a.mr.address() + dst, size, a.mr.lkey());
-            recvB = ReceiveRequests.allocate(1, 1);
+            recvB = own(ReceiveRequests.allocate(1, 1));
             recvB.at(0).wrId(RECV_B).sge(b.mr.address() + dst, size, b.mr.lkey());
-            wc = WorkCompletions.allocate(16);
             for (int i = 0; i < RECV_DEPTH; i++) {
                 a.qp.postReceive(recvA);
                 b.qp.postReceive(recvB);
@@ -164,7 +150,7 @@ public class LatencyBenchmark {
         }
 
         private SendRequests request(long wrId, Opcode opcode, MemoryRegion from, long offset) {
-            SendRequests r = SendRequests.allocate(1, 1);
+            SendRequests r = own(SendRequests.allocate(1, 1));
             r.at(0).wrId(wrId).opcode(opcode).flags(inlineFlag).sge(from.address() + offset, size, from.lkey());
             return r;
         }
@@ -242,27 +228,6 @@ public class LatencyBenchmark {
             writeAB.at(0).flags(inlineFlag | SendFlags.SIGNALED);
             a.qp.postSend(writeAB);
             return pair.awaitOne(a.sendCq, wc, "A's signaled RDMA write");
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            // A ping-pong trial can end with up to SIGNAL_EVERY - 1 unsignaled requests not yet reaped;
-            // destroying the QPs discards them.
-            try {
-                if (pair != null) {
-                    pair.close();
-                }
-            } finally {
-                for (AutoCloseable c : new AutoCloseable[] {sendAB, sendBA, writeAB, writeBA, read, recvA, recvB, wc}) {
-                    if (c != null) {
-                        try {
-                            c.close();
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }
-            }
         }
     }
 

@@ -44,11 +44,7 @@ import org.verbs4j.api.Rdma;
 public class MemoryRegistrationBenchmark {
 
     @State(Scope.Thread)
-    public static class Registration extends CountingState {
-        /** The RDMA device. */
-        @Param({"rxe0", "siw0"})
-        public String device;
-
+    public static class Registration extends DeviceState {
         /** Bytes registered per operation: 4 KiB, 64 KiB, 1 MiB, 16 MiB, 64 MiB. */
         @Param({"4096", "65536", "1048576", "16777216", "67108864"})
         public int length;

@@ -5,19 +5,10 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
 import com.kenai.jffi.Type;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -28,13 +19,7 @@ import org.verbs4j.api.internal.RawMemory;
  * provider's function does (the same as from C), plus filling the request ({@link RawMemoryBenchmark}).
  * Runs anywhere.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class NativeCallBenchmark extends CountingState {
+public class NativeCallBenchmark extends HostBenchmark {
     private static final Invoker INVOKER = Invoker.getInstance();
     /** The call context of post_send / post_recv. */
     private static final CallContext INT_PTR_PTR_PTR = CallContext.getCallContext(Type.SINT32,

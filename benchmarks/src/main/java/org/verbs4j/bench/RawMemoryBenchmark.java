@@ -1,18 +1,9 @@
 package org.verbs4j.bench;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.SendFlags;
@@ -27,13 +18,7 @@ import org.verbs4j.api.internal.RawMemory;
  * Runs anywhere. Together with {@link HotPathBenchmark} it splits a post or poll into what Java spends
  * on the structs and what the native call and the provider cost.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class RawMemoryBenchmark extends CountingState {
+public class RawMemoryBenchmark extends HostBenchmark {
     private static final int SLOTS = 16;
     /** Stand-ins for a registered buffer: nothing is posted, so they are never dereferenced. */
     private static final long LOCAL_ADDRESS = 0x7f00_0000_1000L;

@@ -23,15 +23,7 @@ public enum AsyncEventType {
     GID_CHANGE(18, "GID table change"),
     WQ_FATAL(19, "WQ fatal");
 
-    private static final AsyncEventType[] BY_VALUE = new AsyncEventType[256];
-
-    static {
-        for (AsyncEventType e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final ValueTable<AsyncEventType> BY_VALUE = new ValueTable<>(values(), AsyncEventType::value, null);
 
     private final int value;
     private final String text;
@@ -53,6 +45,6 @@ public enum AsyncEventType {
 
     /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
     public static AsyncEventType of(int value) {
-        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        return BY_VALUE.of(value);
     }
 }

@@ -7,6 +7,9 @@ public enum AtomicCapability {
     GLOB(2, "ATOMIC_GLOB"),
     UNKNOWN(-1, "invalid atomic capability");
 
+    private static final ValueTable<AtomicCapability> BY_VALUE =
+            new ValueTable<>(values(), AtomicCapability::value, UNKNOWN);
+
     private final int value;
     private final String text;
 
@@ -29,11 +32,6 @@ public enum AtomicCapability {
     }
 
     public static AtomicCapability of(int value) {
-        for (AtomicCapability a : values()) {
-            if (a.value == value) {
-                return a;
-            }
-        }
-        return UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

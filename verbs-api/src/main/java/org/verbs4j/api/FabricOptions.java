@@ -3,7 +3,13 @@ package org.verbs4j.api;
 /**
  * What an application may override in a fabric's defaults: the GID (by index, or by type and IP
  * family), traffic class, service level, P_Key index, path MTU and the transport timers. Unset values
- * (-1 / null) mean "the provider's default".
+ * (-1 / null) mean "the provider's default"; every setter takes -1 to go back to it, and refuses a value
+ * outside the field's range in {@code struct ibv_qp_attr} / {@code struct ibv_ah_attr} with a message
+ * naming the field, so a wrong value fails where it is set, not at a QP transition.
+ *
+ * <pre>{@code
+ * FabricOptions o = FabricOptions.defaults().gidIndex(3).trafficClass(106).timeout(18);
+ * }</pre>
  */
 public final class FabricOptions {
     private String provider;
@@ -37,7 +43,7 @@ public final class FabricOptions {
 
     /** Source GID index, as {@code -g} / {@code -x} take it. */
     public FabricOptions gidIndex(int index) {
-        this.gidIndex = index;
+        this.gidIndex = checked("gidIndex", index, Integer.MAX_VALUE);
         return this;
     }
 
@@ -53,18 +59,21 @@ public final class FabricOptions {
         return this;
     }
 
+    /** GRH traffic class, 0..255 (RoCE v2: the IP header's DSCP and ECN bits); default 0. */
     public FabricOptions trafficClass(int tclass) {
-        this.trafficClass = tclass;
+        this.trafficClass = checked("trafficClass", tclass, 255);
         return this;
     }
 
+    /** Service level, 0..15 (RoCE: mapped to the Ethernet priority); default 0. */
     public FabricOptions serviceLevel(int sl) {
-        this.serviceLevel = sl;
+        this.serviceLevel = checked("serviceLevel", sl, 15);
         return this;
     }
 
+    /** Index into the port's P_Key table, 0..65535; default 0. */
     public FabricOptions pkeyIndex(int index) {
-        this.pkeyIndex = index;
+        this.pkeyIndex = checked("pkeyIndex", index, 0xffff);
         return this;
     }
 
@@ -74,29 +83,43 @@ public final class FabricOptions {
         return this;
     }
 
+    /** Local ACK timeout exponent, 0..31 (4.096 µs × 2^timeout; 0 waits forever). */
     public FabricOptions timeout(int t) {
-        this.timeout = t;
+        this.timeout = checked("timeout", t, 31);
         return this;
     }
 
+    /** Transport retries, 0..7. */
     public FabricOptions retryCount(int n) {
-        this.retryCount = n;
+        this.retryCount = checked("retryCount", n, 7);
         return this;
     }
 
+    /** Receiver-not-ready retries, 0..7 (7 = retry forever). */
     public FabricOptions rnrRetry(int n) {
-        this.rnrRetry = n;
+        this.rnrRetry = checked("rnrRetry", n, 7);
         return this;
     }
 
+    /** Minimum RNR NAK timer code, 0..31. */
     public FabricOptions minRnrTimer(int t) {
-        this.minRnrTimer = t;
+        this.minRnrTimer = checked("minRnrTimer", t, 31);
         return this;
     }
 
+    /** GRH hop limit, 0..255 (RoCE v2: the IP TTL). */
     public FabricOptions hopLimit(int h) {
-        this.hopLimit = h;
+        this.hopLimit = checked("hopLimit", h, 255);
         return this;
+    }
+
+    /** {@code value} when it is -1 (unset) or in 0..max; else a message naming the option and its range. */
+    private static int checked(String option, int value, int max) {
+        if (value < -1 || value > max) {
+            throw new IllegalArgumentException(option + " " + value + " is out of range: "
+                    + (max == Integer.MAX_VALUE ? "0 or more" : "0.." + max) + ", or -1 for the provider's default");
+        }
+        return value;
     }
 
     public String provider() {

@@ -7,6 +7,8 @@ public enum GidType {
     ROCE_V2(2, "RoCE v2"),
     UNKNOWN(-1, "unknown");
 
+    private static final ValueTable<GidType> BY_VALUE = new ValueTable<>(values(), GidType::value, UNKNOWN);
+
     private final int value;
     private final String text;
 
@@ -25,12 +27,7 @@ public enum GidType {
     }
 
     public static GidType of(int value) {
-        for (GidType t : values()) {
-            if (t.value == value) {
-                return t;
-            }
-        }
-        return UNKNOWN;
+        return BY_VALUE.of(value);
     }
 
     /** From the sysfs / ibv_devinfo text; "IB/RoCE v1" (what sysfs says of an IB GID) maps to IB. */

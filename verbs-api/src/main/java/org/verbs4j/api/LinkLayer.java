@@ -7,6 +7,8 @@ public enum LinkLayer {
     ETHERNET(2, "Ethernet"),
     UNKNOWN(-1, "Unknown");
 
+    private static final ValueTable<LinkLayer> BY_VALUE = new ValueTable<>(values(), LinkLayer::value, UNKNOWN);
+
     private final int value;
     private final String text;
 
@@ -30,11 +32,6 @@ public enum LinkLayer {
     }
 
     public static LinkLayer of(int value) {
-        for (LinkLayer l : values()) {
-            if (l.value == value) {
-                return l;
-            }
-        }
-        return UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

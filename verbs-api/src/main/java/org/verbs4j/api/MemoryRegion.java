@@ -38,7 +38,11 @@ public interface MemoryRegion extends AutoCloseable {
     @Override
     void close();
 
-    private void check(long offset, long length) {
+    /**
+     * The native address of {@code offset}, after checking that the region is open and that {@code length}
+     * bytes from there lie inside it: every accessor below goes through here.
+     */
+    private long at(long offset, long length) {
         if (isClosed()) {
             throw new IllegalStateException(this + " is closed");
         }
@@ -46,11 +50,11 @@ public interface MemoryRegion extends AutoCloseable {
             throw new IndexOutOfBoundsException("offset " + offset + " + length " + length + " outside the "
                     + length() + "-byte region");
         }
+        return address() + offset;
     }
 
     default void putBytes(long offset, byte[] src, int srcOffset, int length) {
-        check(offset, length);
-        RawMemory.copyFromArray(src, srcOffset, length, address() + offset);
+        RawMemory.copyFromArray(src, srcOffset, length, at(offset, length));
     }
 
     default void putBytes(long offset, byte[] src) {
@@ -58,8 +62,7 @@ public interface MemoryRegion extends AutoCloseable {
     }
 
     default void getBytes(long offset, byte[] dst, int dstOffset, int length) {
-        check(offset, length);
-        RawMemory.copyToArray(address() + offset, dst, dstOffset, length);
+        RawMemory.copyToArray(at(offset, length), dst, dstOffset, length);
     }
 
     default byte[] getBytes(long offset, int length) {
@@ -69,43 +72,35 @@ public interface MemoryRegion extends AutoCloseable {
     }
 
     default void putLong(long offset, long value) {
-        check(offset, 8);
-        RawMemory.putLong(address() + offset, value);
+        RawMemory.putLong(at(offset, 8), value);
     }
 
     default long getLong(long offset) {
-        check(offset, 8);
-        return RawMemory.getLong(address() + offset);
+        return RawMemory.getLong(at(offset, 8));
     }
 
     /** A volatile read: sees what the NIC wrote, for polling on a flag byte as perftest does. */
     default long getLongVolatile(long offset) {
-        check(offset, 8);
-        return RawMemory.getLongVolatile(address() + offset);
+        return RawMemory.getLongVolatile(at(offset, 8));
     }
 
     default byte getByteVolatile(long offset) {
-        check(offset, 1);
-        return RawMemory.getByteVolatile(address() + offset);
+        return RawMemory.getByteVolatile(at(offset, 1));
     }
 
     default void putByteVolatile(long offset, byte value) {
-        check(offset, 1);
-        RawMemory.putByteVolatile(address() + offset, value);
+        RawMemory.putByteVolatile(at(offset, 1), value);
     }
 
     default void putInt(long offset, int value) {
-        check(offset, 4);
-        RawMemory.putInt(address() + offset, value);
+        RawMemory.putInt(at(offset, 4), value);
     }
 
     default int getInt(long offset) {
-        check(offset, 4);
-        return RawMemory.getInt(address() + offset);
+        return RawMemory.getInt(at(offset, 4));
     }
 
     default void fill(long offset, long length, byte value) {
-        check(offset, length);
-        RawMemory.fill(address() + offset, length, value);
+        RawMemory.fill(at(offset, length), length, value);
     }
 }

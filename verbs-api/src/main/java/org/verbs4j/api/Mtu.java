@@ -8,6 +8,8 @@ public enum Mtu {
     MTU_2048(4, 2048),
     MTU_4096(5, 4096);
 
+    private static final ValueTable<Mtu> BY_VALUE = new ValueTable<>(values(), Mtu::value, null);
+
     private final int value;
     private final int bytes;
 
@@ -28,12 +30,7 @@ public enum Mtu {
 
     /** From the native value; {@code null} for a value libibverbs does not define. */
     public static Mtu of(int value) {
-        for (Mtu m : values()) {
-            if (m.value == value) {
-                return m;
-            }
-        }
-        return null;
+        return BY_VALUE.of(value);
     }
 
     /** From a size in bytes (256, 512, 1024, 2048 or 4096), as {@code ibv_rc_pingpong -m} takes it. */

@@ -11,6 +11,8 @@ public enum NodeType {
     USNIC_UDP(6, "usNIC UDP"),
     UNSPECIFIED(7, "unspecified");
 
+    private static final ValueTable<NodeType> BY_VALUE = new ValueTable<>(values(), NodeType::value, UNKNOWN);
+
     private final int value;
     private final String text;
 
@@ -30,11 +32,6 @@ public enum NodeType {
     }
 
     public static NodeType of(int value) {
-        for (NodeType t : values()) {
-            if (t.value == value) {
-                return t;
-            }
-        }
-        return UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

@@ -16,15 +16,7 @@ public enum Opcode {
     DRIVER1(11, "driver-specific"),
     ATOMIC_WRITE(15, "atomic write");
 
-    private static final Opcode[] BY_VALUE = new Opcode[256];
-
-    static {
-        for (Opcode e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final ValueTable<Opcode> BY_VALUE = new ValueTable<>(values(), Opcode::value, null);
 
     private final int value;
     private final String text;
@@ -46,6 +38,6 @@ public enum Opcode {
 
     /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
     public static Opcode of(int value) {
-        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        return BY_VALUE.of(value);
     }
 }

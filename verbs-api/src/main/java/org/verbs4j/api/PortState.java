@@ -10,6 +10,8 @@ public enum PortState {
     ACTIVE_DEFER(5, "PORT_ACTIVE_DEFER"),
     UNKNOWN(-1, "invalid state");
 
+    private static final ValueTable<PortState> BY_VALUE = new ValueTable<>(values(), PortState::value, UNKNOWN);
+
     private final int value;
     private final String text;
 
@@ -28,11 +30,6 @@ public enum PortState {
     }
 
     public static PortState of(int value) {
-        for (PortState s : values()) {
-            if (s.value == value) {
-                return s;
-            }
-        }
-        return UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

@@ -252,60 +252,31 @@ public final class QpAttributes {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("QpAttributes[");
-        if ((mask & QpAttrMask.STATE) != 0) {
-            sb.append("state ").append(state).append(' ');
-        }
-        if ((mask & QpAttrMask.CUR_STATE) != 0) {
-            sb.append("cur_state ").append(currentState).append(' ');
-        }
-        if ((mask & QpAttrMask.PORT) != 0) {
-            sb.append("port ").append(port).append(' ');
-        }
-        if ((mask & QpAttrMask.CAP) != 0) {
-            sb.append("cap ").append(capabilities).append(' ');
-        }
-        if ((mask & QpAttrMask.PKEY_INDEX) != 0) {
-            sb.append("pkey_index ").append(pkeyIndex).append(' ');
-        }
-        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) {
-            sb.append("access ").append(Access.toString(accessFlags)).append(' ');
-        }
-        if ((mask & QpAttrMask.QKEY) != 0) {
-            sb.append("qkey 0x").append(Integer.toHexString(qkey)).append(' ');
-        }
-        if ((mask & QpAttrMask.PATH_MTU) != 0) {
-            sb.append("path_mtu ").append(pathMtu.bytes()).append(' ');
-        }
-        if ((mask & QpAttrMask.DEST_QPN) != 0) {
-            sb.append("dest_qp_num 0x").append(Integer.toHexString(destQpNum)).append(' ');
-        }
-        if ((mask & QpAttrMask.RQ_PSN) != 0) {
-            sb.append("rq_psn 0x").append(Integer.toHexString(rqPsn)).append(' ');
-        }
-        if ((mask & QpAttrMask.SQ_PSN) != 0) {
-            sb.append("sq_psn 0x").append(Integer.toHexString(sqPsn)).append(' ');
-        }
-        if ((mask & QpAttrMask.AV) != 0) {
-            sb.append(addressVector).append(' ');
-        }
-        if ((mask & QpAttrMask.TIMEOUT) != 0) {
-            sb.append("timeout ").append(timeout).append(' ');
-        }
-        if ((mask & QpAttrMask.RETRY_CNT) != 0) {
-            sb.append("retry_cnt ").append(retryCount).append(' ');
-        }
-        if ((mask & QpAttrMask.RNR_RETRY) != 0) {
-            sb.append("rnr_retry ").append(rnrRetry).append(' ');
-        }
-        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
-            sb.append("max_rd_atomic ").append(maxRdAtomic).append(' ');
-        }
-        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
-            sb.append("max_dest_rd_atomic ").append(maxDestRdAtomic).append(' ');
-        }
-        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0) {
-            sb.append("min_rnr_timer ").append(minRnrTimer).append(' ');
-        }
+        field(sb, QpAttrMask.STATE, "state ", state);
+        field(sb, QpAttrMask.CUR_STATE, "cur_state ", currentState);
+        field(sb, QpAttrMask.PORT, "port ", port);
+        field(sb, QpAttrMask.CAP, "cap ", capabilities);
+        field(sb, QpAttrMask.PKEY_INDEX, "pkey_index ", pkeyIndex);
+        field(sb, QpAttrMask.ACCESS_FLAGS, "access ", Access.toString(accessFlags));
+        field(sb, QpAttrMask.QKEY, "qkey 0x", Integer.toHexString(qkey));
+        field(sb, QpAttrMask.PATH_MTU, "path_mtu ", pathMtu != null ? pathMtu.bytes() : null);
+        field(sb, QpAttrMask.DEST_QPN, "dest_qp_num 0x", Integer.toHexString(destQpNum));
+        field(sb, QpAttrMask.RQ_PSN, "rq_psn 0x", Integer.toHexString(rqPsn));
+        field(sb, QpAttrMask.SQ_PSN, "sq_psn 0x", Integer.toHexString(sqPsn));
+        field(sb, QpAttrMask.AV, "", addressVector);
+        field(sb, QpAttrMask.TIMEOUT, "timeout ", timeout);
+        field(sb, QpAttrMask.RETRY_CNT, "retry_cnt ", retryCount);
+        field(sb, QpAttrMask.RNR_RETRY, "rnr_retry ", rnrRetry);
+        field(sb, QpAttrMask.MAX_QP_RD_ATOMIC, "max_rd_atomic ", maxRdAtomic);
+        field(sb, QpAttrMask.MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic ", maxDestRdAtomic);
+        field(sb, QpAttrMask.MIN_RNR_TIMER, "min_rnr_timer ", minRnrTimer);
         return sb.toString().trim() + "]";
+    }
+
+    /** Appends {@code label value} when {@code bit} is in the mask: the fields a modify or query sets. */
+    private void field(StringBuilder sb, int bit, String label, Object value) {
+        if ((mask & bit) != 0) {
+            sb.append(label).append(value).append(' ');
+        }
     }
 }

@@ -11,15 +11,7 @@ public enum QpState {
     ERR(6, "ERR"),
     UNKNOWN(7, "UNKNOWN");
 
-    private static final QpState[] BY_VALUE = new QpState[256];
-
-    static {
-        for (QpState e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final ValueTable<QpState> BY_VALUE = new ValueTable<>(values(), QpState::value, null);
 
     private final int value;
     private final String text;
@@ -41,6 +33,6 @@ public enum QpState {
 
     /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
     public static QpState of(int value) {
-        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        return BY_VALUE.of(value);
     }
 }

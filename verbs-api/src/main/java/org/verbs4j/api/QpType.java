@@ -9,15 +9,7 @@ public enum QpType {
     XRC_SEND(9, "XRC send"),
     XRC_RECV(10, "XRC receive");
 
-    private static final QpType[] BY_VALUE = new QpType[256];
-
-    static {
-        for (QpType e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final ValueTable<QpType> BY_VALUE = new ValueTable<>(values(), QpType::value, null);
 
     private final int value;
     private final String text;
@@ -39,6 +31,6 @@ public enum QpType {
 
     /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
     public static QpType of(int value) {
-        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        return BY_VALUE.of(value);
     }
 }

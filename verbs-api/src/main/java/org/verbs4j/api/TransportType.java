@@ -9,6 +9,8 @@ public enum TransportType {
     USNIC_UDP(3, "usNIC UDP"),
     UNSPECIFIED(4, "invalid transport");
 
+    private static final ValueTable<TransportType> BY_VALUE = new ValueTable<>(values(), TransportType::value, UNKNOWN);
+
     private final int value;
     private final String text;
 
@@ -27,11 +29,6 @@ public enum TransportType {
     }
 
     public static TransportType of(int value) {
-        for (TransportType t : values()) {
-            if (t.value == value) {
-                return t;
-            }
-        }
-        return UNKNOWN;
+        return BY_VALUE.of(value);
     }
 }

@@ -22,15 +22,7 @@ public enum WcOpcode {
     DRIVER2(136, "driver-specific 2"),
     DRIVER3(137, "driver-specific 3");
 
-    private static final WcOpcode[] BY_VALUE = new WcOpcode[256];
-
-    static {
-        for (WcOpcode e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final ValueTable<WcOpcode> BY_VALUE = new ValueTable<>(values(), WcOpcode::value, null);
 
     private final int value;
     private final String text;
@@ -52,6 +44,6 @@ public enum WcOpcode {
 
     /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
     public static WcOpcode of(int value) {
-        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        return BY_VALUE.of(value);
     }
 }

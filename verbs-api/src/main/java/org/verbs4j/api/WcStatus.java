@@ -27,15 +27,7 @@ public enum WcStatus {
     TM_ERR(22, "TM error"),
     TM_RNDV_INCOMPLETE(23, "TM software rendezvous");
 
-    private static final WcStatus[] BY_VALUE = new WcStatus[256];
-
-    static {
-        for (WcStatus e : values()) {
-            if (e.value >= 0 && e.value < BY_VALUE.length) {
-                BY_VALUE[e.value] = e;
-            }
-        }
-    }
+    private static final ValueTable<WcStatus> BY_VALUE = new ValueTable<>(values(), WcStatus::value, null);
 
     private final int value;
     private final String text;
@@ -57,6 +49,6 @@ public enum WcStatus {
 
     /** From the native value; {@code null} for a value this version does not know. Allocation-free. */
     public static WcStatus of(int value) {
-        return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
+        return BY_VALUE.of(value);
     }
 }

@@ -58,16 +58,18 @@ public final class WorkCompletions implements AutoCloseable {
 
     /** Native address of slot 0: what backends pass to {@code ibv_poll_cq}. */
     public long address() {
-        if (closed) {
-            throw new IllegalStateException("WorkCompletions is closed");
-        }
+        checkOpen();
         return base;
     }
 
-    private long slot(int i) {
+    private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("WorkCompletions is closed");
         }
+    }
+
+    private long slot(int i) {
+        checkOpen();
         if (i < 0 || i >= capacity) {
             throw new IndexOutOfBoundsException("completion " + i + " of " + capacity);
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.verbs4j.api.NativeConstants.assertBitsInOrder;
 
 import org.junit.jupiter.api.Test;
 
@@ -11,14 +12,8 @@ class AccessTest {
 
     @Test
     void bitsAreThoseOfIbvAccessFlags() {
-        assertEquals(1, Access.LOCAL_WRITE);
-        assertEquals(2, Access.REMOTE_WRITE);
-        assertEquals(4, Access.REMOTE_READ);
-        assertEquals(8, Access.REMOTE_ATOMIC);
-        assertEquals(16, Access.MW_BIND);
-        assertEquals(32, Access.ZERO_BASED);
-        assertEquals(64, Access.ON_DEMAND);
-        assertEquals(128, Access.HUGETLB);
+        assertBitsInOrder("IBV_ACCESS_*", Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+                Access.REMOTE_ATOMIC, Access.MW_BIND, Access.ZERO_BASED, Access.ON_DEMAND, Access.HUGETLB);
         assertEquals(1 << 20, Access.RELAXED_ORDERING, "IBV_ACCESS_OPTIONAL_FIRST");
         assertEquals(1 | 2 | 4 | 8, Access.ALL_REMOTE);
     }

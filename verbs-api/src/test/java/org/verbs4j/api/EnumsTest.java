@@ -3,11 +3,11 @@ package org.verbs4j.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.verbs4j.api.NativeConstants.assertBitsInOrder;
 
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
@@ -87,122 +87,67 @@ class EnumsTest {
 
     @Test
     void wcStatusValuesAndTextsAreLibibverbs() {
-        assertEquals(IBV_WC_STATUS.length, WcStatus.values().length, "one constant per enum ibv_wc_status value");
-        for (int v = 0; v < IBV_WC_STATUS.length; v++) {
-            WcStatus s = WcStatus.valueOf(IBV_WC_STATUS[v]);
-            assertEquals(v, s.value(), "IBV_WC_" + IBV_WC_STATUS[v]);
-            assertEquals(IBV_WC_STATUS_STR[v], s.text(), "ibv_wc_status_str(IBV_WC_" + IBV_WC_STATUS[v] + ")");
-            assertSame(s, WcStatus.of(v));
-        }
+        checkNamesAndTexts(WcStatus.class, "IBV_WC_", "ibv_wc_status_str", IBV_WC_STATUS, IBV_WC_STATUS_STR,
+                WcStatus::value, WcStatus::text, WcStatus::of);
     }
 
     @Test
     void asyncEventTypeValuesAndTextsAreLibibverbs() {
-        assertEquals(IBV_EVENT_TYPE.length, AsyncEventType.values().length, "one constant per enum ibv_event_type value");
-        for (int v = 0; v < IBV_EVENT_TYPE.length; v++) {
-            AsyncEventType t = AsyncEventType.valueOf(IBV_EVENT_TYPE[v]);
-            assertEquals(v, t.value(), "IBV_EVENT_" + IBV_EVENT_TYPE[v]);
-            assertEquals(IBV_EVENT_TYPE_STR[v], t.text(), "ibv_event_type_str(IBV_EVENT_" + IBV_EVENT_TYPE[v] + ")");
-            assertSame(t, AsyncEventType.of(v));
-        }
+        checkNamesAndTexts(AsyncEventType.class, "IBV_EVENT_", "ibv_event_type_str", IBV_EVENT_TYPE, IBV_EVENT_TYPE_STR,
+                AsyncEventType::value, AsyncEventType::text, AsyncEventType::of);
     }
 
     @Test
     void wrOpcodeValuesAreVerbsH() {
-        Map<Opcode, Integer> m = new LinkedHashMap<>();
-        m.put(Opcode.RDMA_WRITE, 0);
-        m.put(Opcode.RDMA_WRITE_WITH_IMM, 1);
-        m.put(Opcode.SEND, 2);
-        m.put(Opcode.SEND_WITH_IMM, 3);
-        m.put(Opcode.RDMA_READ, 4);
-        m.put(Opcode.ATOMIC_CMP_AND_SWP, 5);
-        m.put(Opcode.ATOMIC_FETCH_AND_ADD, 6);
-        m.put(Opcode.LOCAL_INV, 7);
-        m.put(Opcode.BIND_MW, 8);
-        m.put(Opcode.SEND_WITH_INV, 9);
-        m.put(Opcode.TSO, 10);
-        m.put(Opcode.DRIVER1, 11);
-        m.put(Opcode.ATOMIC_WRITE, 15);
-        checkValues(Opcode.values(), m, Opcode::value, Opcode::of);
+        checkValues(Opcode.class, Opcode::value, Opcode::of,
+                new String[] {"RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "SEND", "SEND_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP",
+                    "ATOMIC_FETCH_AND_ADD", "LOCAL_INV", "BIND_MW", "SEND_WITH_INV", "TSO", "DRIVER1", "ATOMIC_WRITE"},
+                new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15});
     }
 
     @Test
     void wcOpcodeValuesAreVerbsH() {
-        Map<WcOpcode, Integer> m = new LinkedHashMap<>();
-        m.put(WcOpcode.SEND, 0);
-        m.put(WcOpcode.RDMA_WRITE, 1);
-        m.put(WcOpcode.RDMA_READ, 2);
-        m.put(WcOpcode.COMP_SWAP, 3);
-        m.put(WcOpcode.FETCH_ADD, 4);
-        m.put(WcOpcode.BIND_MW, 5);
-        m.put(WcOpcode.LOCAL_INV, 6);
-        m.put(WcOpcode.TSO, 7);
-        m.put(WcOpcode.ATOMIC_WRITE, 9);
-        m.put(WcOpcode.RECV, 1 << 7);
-        m.put(WcOpcode.RECV_RDMA_WITH_IMM, (1 << 7) + 1);
-        m.put(WcOpcode.TM_ADD, (1 << 7) + 2);
-        m.put(WcOpcode.TM_DEL, (1 << 7) + 3);
-        m.put(WcOpcode.TM_SYNC, (1 << 7) + 4);
-        m.put(WcOpcode.TM_RECV, (1 << 7) + 5);
-        m.put(WcOpcode.TM_NO_TAG, (1 << 7) + 6);
-        m.put(WcOpcode.DRIVER1, (1 << 7) + 7);
-        m.put(WcOpcode.DRIVER2, (1 << 7) + 8);
-        m.put(WcOpcode.DRIVER3, (1 << 7) + 9);
-        checkValues(WcOpcode.values(), m, WcOpcode::value, WcOpcode::of);
+        int recv = 1 << 7;
+        checkValues(WcOpcode.class, WcOpcode::value, WcOpcode::of,
+                new String[] {"SEND", "RDMA_WRITE", "RDMA_READ", "COMP_SWAP", "FETCH_ADD", "BIND_MW", "LOCAL_INV", "TSO",
+                    "ATOMIC_WRITE", "RECV", "RECV_RDMA_WITH_IMM", "TM_ADD", "TM_DEL", "TM_SYNC", "TM_RECV", "TM_NO_TAG",
+                    "DRIVER1", "DRIVER2", "DRIVER3"},
+                new int[] {0, 1, 2, 3, 4, 5, 6, 7, 9, recv, recv + 1, recv + 2, recv + 3, recv + 4, recv + 5, recv + 6,
+                    recv + 7, recv + 8, recv + 9});
         for (WcOpcode o : WcOpcode.values()) {
-            boolean recv = o.value() >= WcOpcode.RECV.value();
-            assertEquals(recv, (o.value() & WcOpcode.RECV.value()) != 0, o + ": receives are (opcode & IBV_WC_RECV)");
+            boolean isRecv = o.value() >= WcOpcode.RECV.value();
+            assertEquals(isRecv, (o.value() & WcOpcode.RECV.value()) != 0, o + ": receives are (opcode & IBV_WC_RECV)");
         }
     }
 
     @Test
     void qpTypeValuesAreVerbsH() {
-        Map<QpType, Integer> m = new LinkedHashMap<>();
-        m.put(QpType.RC, 2);
-        m.put(QpType.UC, 3);
-        m.put(QpType.UD, 4);
-        m.put(QpType.RAW_PACKET, 8);
-        m.put(QpType.XRC_SEND, 9);
-        m.put(QpType.XRC_RECV, 10);
-        checkValues(QpType.values(), m, QpType::value, QpType::of);
+        checkValues(QpType.class, QpType::value, QpType::of,
+                new String[] {"RC", "UC", "UD", "RAW_PACKET", "XRC_SEND", "XRC_RECV"}, new int[] {2, 3, 4, 8, 9, 10});
         assertNull(QpType.of(0));
         assertNull(QpType.of(1));
     }
 
     @Test
     void qpStateValuesAreVerbsH() {
-        List<QpState> order = List.of(QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD, QpState.SQE,
-                QpState.ERR, QpState.UNKNOWN);
-        Map<QpState, Integer> m = new LinkedHashMap<>();
-        for (int i = 0; i < order.size(); i++) {
-            m.put(order.get(i), i);
-        }
-        checkValues(QpState.values(), m, QpState::value, QpState::of);
+        checkValues(QpState.class, QpState::value, QpState::of,
+                new String[] {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "UNKNOWN"}, new int[] {0, 1, 2, 3, 4, 5, 6, 7});
     }
 
     @Test
     void flagBitsAreVerbsH() {
-        assertEquals(1, SendFlags.FENCE);
-        assertEquals(2, SendFlags.SIGNALED);
-        assertEquals(4, SendFlags.SOLICITED);
-        assertEquals(8, SendFlags.INLINE);
-        assertEquals(16, SendFlags.IP_CSUM);
-        assertEquals(1, WcFlags.GRH);
-        assertEquals(2, WcFlags.WITH_IMM);
-        assertEquals(4, WcFlags.IP_CSUM_OK);
-        assertEquals(8, WcFlags.WITH_INV);
+        assertBitsInOrder("IBV_SEND_*", SendFlags.FENCE, SendFlags.SIGNALED, SendFlags.SOLICITED, SendFlags.INLINE,
+                SendFlags.IP_CSUM);
+        assertBitsInOrder("IBV_WC_* flags", WcFlags.GRH, WcFlags.WITH_IMM, WcFlags.IP_CSUM_OK, WcFlags.WITH_INV);
     }
 
     @Test
     void qpAttrMaskBitsAreVerbsH() {
-        int[] bits = {QpAttrMask.STATE, QpAttrMask.CUR_STATE, QpAttrMask.EN_SQD_ASYNC_NOTIFY, QpAttrMask.ACCESS_FLAGS,
-            QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY, QpAttrMask.AV, QpAttrMask.PATH_MTU,
-            QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.RQ_PSN,
-            QpAttrMask.MAX_QP_RD_ATOMIC, QpAttrMask.ALT_PATH, QpAttrMask.MIN_RNR_TIMER, QpAttrMask.SQ_PSN,
-            QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.PATH_MIG_STATE, QpAttrMask.CAP, QpAttrMask.DEST_QPN};
-        for (int i = 0; i < bits.length; i++) {
-            assertEquals(1 << i, bits[i], "IBV_QP_* bit " + i);
-        }
+        assertBitsInOrder("IBV_QP_*", QpAttrMask.STATE, QpAttrMask.CUR_STATE, QpAttrMask.EN_SQD_ASYNC_NOTIFY,
+                QpAttrMask.ACCESS_FLAGS, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY, QpAttrMask.AV,
+                QpAttrMask.PATH_MTU, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT, QpAttrMask.RNR_RETRY, QpAttrMask.RQ_PSN,
+                QpAttrMask.MAX_QP_RD_ATOMIC, QpAttrMask.ALT_PATH, QpAttrMask.MIN_RNR_TIMER, QpAttrMask.SQ_PSN,
+                QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.PATH_MIG_STATE, QpAttrMask.CAP, QpAttrMask.DEST_QPN);
         assertEquals(1 << 25, QpAttrMask.RATE_LIMIT);
         assertEquals((1 << 21) - 1, QpAttrMask.ALL, "ALL is bits 0..20 (not RATE_LIMIT, which query does not report)");
     }
@@ -236,12 +181,26 @@ class EnumsTest {
         }
     }
 
-    private static <E extends Enum<E>> void checkValues(E[] all, Map<E, Integer> expected, ToIntFunction<E> value,
-            IntFunction<E> of) {
-        assertEquals(expected.size(), all.length, "constants: " + Arrays.toString(all));
-        for (Map.Entry<E, Integer> e : expected.entrySet()) {
-            assertEquals(e.getValue(), value.applyAsInt(e.getKey()), e.getKey() + " native value");
-            assertSame(e.getKey(), of.apply(e.getValue()), "of(" + e.getValue() + ")");
+    /** Constant {@code names[v]} has value {@code v}, text {@code texts[v]}, and is what {@code of(v)} returns. */
+    private static <E extends Enum<E>> void checkNamesAndTexts(Class<E> type, String prefix, String strFunction,
+            String[] names, String[] texts, ToIntFunction<E> value, Function<E, String> text, IntFunction<E> of) {
+        assertEquals(names.length, type.getEnumConstants().length, "one constant per " + prefix + "* value");
+        for (int v = 0; v < names.length; v++) {
+            E e = Enum.valueOf(type, names[v]);
+            assertEquals(v, value.applyAsInt(e), prefix + names[v]);
+            assertEquals(texts[v], text.apply(e), strFunction + "(" + prefix + names[v] + ")");
+            assertSame(e, of.apply(v));
+        }
+    }
+
+    /** The enum has exactly the constants {@code names}, constant {@code names[i]} has value {@code values[i]}. */
+    private static <E extends Enum<E>> void checkValues(Class<E> type, ToIntFunction<E> value, IntFunction<E> of,
+            String[] names, int[] values) {
+        assertEquals(names.length, type.getEnumConstants().length, "constants: " + Arrays.toString(type.getEnumConstants()));
+        for (int i = 0; i < names.length; i++) {
+            E e = Enum.valueOf(type, names[i]);
+            assertEquals(values[i], value.applyAsInt(e), e + " native value");
+            assertSame(e, of.apply(values[i]), "of(" + values[i] + ")");
         }
     }
 }

@@ -9,28 +9,6 @@ import org.junit.jupiter.api.Test;
 class FlyweightCloseTest {
 
     @Test
-    void sendRequestFlyweightRefusesUseAfterItsArrayIsClosed() {
-        SendRequests wrs = SendRequests.allocate(2, 1);
-        SendRequests.SendRequest r = wrs.at(0);
-        wrs.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> r.wrId(1));
-        assertTrue(e.getMessage().contains("closed"), e.getMessage());
-        assertThrows(IllegalStateException.class, () -> r.sge(0, 0x1000, 8, 1));
-        assertThrows(IllegalStateException.class, r::wrId);
-        assertThrows(IllegalStateException.class, r::clear);
-    }
-
-    @Test
-    void receiveRequestFlyweightRefusesUseAfterItsArrayIsClosed() {
-        ReceiveRequests rrs = ReceiveRequests.allocate(2, 1);
-        ReceiveRequests.ReceiveRequest r = rrs.at(1);
-        rrs.close();
-        assertThrows(IllegalStateException.class, () -> r.wrId(1));
-        assertThrows(IllegalStateException.class, () -> r.sge(0x1000, 8, 1));
-        assertThrows(IllegalStateException.class, r::numSge);
-    }
-
-    @Test
     void workCompletionsRefuseReadsAfterClose() {
         WorkCompletions wc = WorkCompletions.allocate(4);
         wc.close();

@@ -2,7 +2,6 @@ package org.verbs4j.transport.ib;
 
 import java.util.List;
 import java.util.Objects;
-import java.util.stream.Collectors;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.Gid;
 import org.verbs4j.api.GidEntry;
@@ -12,7 +11,7 @@ import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.FabricOptions;
-import org.verbs4j.api.spi.FabricProvider;
+import org.verbs4j.api.spi.AbstractFabricProvider;
 
 /**
  * InfiniBand: ports whose device has transport {@code IB} and whose link layer is InfiniBand.
@@ -45,7 +44,7 @@ import org.verbs4j.api.spi.FabricProvider;
  * <p>Nothing here has run on InfiniBand hardware: the rules are unit-tested on {@code ibv_devinfo} outputs
  * recorded on real ConnectX-3/5/6/7 HCAs.
  */
-public final class InfiniBandProvider implements FabricProvider {
+public final class InfiniBandProvider extends AbstractFabricProvider {
     /** The name {@link org.verbs4j.api.spi.Fabrics#named} and {@code -Dverbs4j.fabric} take. */
     public static final String NAME = "ib";
     /**
@@ -58,11 +57,7 @@ public final class InfiniBandProvider implements FabricProvider {
 
     /** For {@link java.util.ServiceLoader}. */
     public InfiniBandProvider() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, "InfiniBand");
     }
 
     /**
@@ -87,11 +82,10 @@ public final class InfiniBandProvider implements FabricProvider {
     public GidEntry sourceGid(PortAttributes port, List<GidEntry> gidTable, FabricOptions options) {
         FabricOptions o = FabricOptions.orDefaults(options);
         requireUsable(null, port);
-        int index = o.gidIndex() >= 0 ? o.gidIndex() : 0;
-        for (GidEntry e : gidTable) {
-            if (e.port() == port.portNumber() && e.index() == index) {
-                return e;
-            }
+        int index = valueOr(o.gidIndex(), 0);
+        GidEntry entry = entry(port, gidTable, index);
+        if (entry != null) {
+            return entry;
         }
         throw new IllegalArgumentException("GID index " + index + " is not in the GID table of port " + port.portNumber()
                 + (o.gidIndex() >= 0 ? " (asked for with gidIndex)" : " (every active IB port has a GID 0: was the "
@@ -107,9 +101,7 @@ public final class InfiniBandProvider implements FabricProvider {
     @Override
     public QpEndpoint localEndpoint(PortAttributes port, GidEntry sourceGid, int qpn, int psn) {
         requireUsable(null, port);
-        check24("QP number", qpn);
-        check24("PSN", psn);
-        return new QpEndpoint(port.lid(), qpn, psn, sourceGid == null ? Gid.ZERO : sourceGid.gid());
+        return endpoint(port.lid(), qpn, psn, sourceGid == null ? Gid.ZERO : sourceGid.gid());
     }
 
     /**
@@ -132,11 +124,8 @@ public final class InfiniBandProvider implements FabricProvider {
                     + "on InfiniBand the peer must send its port's LID. A peer that sends LID 0 is a RoCE or iWARP "
                     + "port, or an IB port the subnet manager has not configured yet", remote.lid(), MAX_UNICAST_LID));
         }
-        int sl = o.serviceLevel() >= 0 ? o.serviceLevel() : 0;
-        if (sl > 15) {
-            throw new IllegalArgumentException("service level " + sl + " is out of range (0..15)");
-        }
-        AddressVector av = AddressVector.local(port.portNumber(), remote.lid()).serviceLevel(sl).srcPathBits(0);
+        AddressVector av = AddressVector.local(port.portNumber(), remote.lid())
+                .serviceLevel(valueOr(o.serviceLevel(), 0)).srcPathBits(0);
         boolean asked = o.gidIndex() >= 0;
         boolean peerSentGid = sentGid(remote);
         boolean otherSubnet = sourceGid != null && peerSentGid
@@ -157,12 +146,7 @@ public final class InfiniBandProvider implements FabricProvider {
                     + "no GID (" + remote.gid() + "): the peer must use a GID too (ibv_rc_pingpong -g <index>, or gidIndex on a "
                     + "verbs4j peer)");
         }
-        int hop = o.hopLimit() >= 0 ? o.hopLimit() : DEFAULT_HOP_LIMIT;
-        int tclass = o.trafficClass() >= 0 ? o.trafficClass() : 0;
-        if (hop > 255 || tclass > 255) {
-            throw new IllegalArgumentException("hop limit " + hop + " / traffic class " + tclass + " out of range (0..255)");
-        }
-        return av.grh(remote.gid(), sourceGid.index()).hopLimit(hop).trafficClass(tclass);
+        return withGrh(av, remote.gid(), sourceGid.index(), o, DEFAULT_HOP_LIMIT);
     }
 
     /**
@@ -173,7 +157,7 @@ public final class InfiniBandProvider implements FabricProvider {
      */
     public int pkeyIndex(PortAttributes port, FabricOptions options) {
         FabricOptions o = FabricOptions.orDefaults(options);
-        int index = o.pkeyIndex() >= 0 ? o.pkeyIndex() : 0;
+        int index = valueOr(o.pkeyIndex(), 0);
         if (port.pkeyTableLength() > 0 && index >= port.pkeyTableLength()) {
             throw new IllegalArgumentException("P_Key index " + index + " is outside the P_Key table of port "
                     + port.portNumber() + " (" + port.pkeyTableLength() + " entries; list them with queryPkey or "
@@ -245,28 +229,4 @@ public final class InfiniBandProvider implements FabricProvider {
     // supportsManualConnection, supportsUnreliableDatagram, readSinkExtraAccess (0: the local NIC writes a
     // read response), activeSideSendsFirst (false: RNR retry covers a receive posted late) and hasRnrRetry:
     // the interface's defaults, which are this fabric's answers.
-
-    @Override
-    public String toString() {
-        return "InfiniBand fabric provider (" + NAME + ")";
-    }
-
-
-    private static void check24(String what, int value) {
-        if (value < 0 || value > 0xffffff) {
-            throw new IllegalArgumentException(what + " " + value + " does not fit in 24 bits");
-        }
-    }
-
-    private static List<GidEntry> entriesOf(PortAttributes port, List<GidEntry> table) {
-        return table.stream().filter(e -> e.port() == port.portNumber()).collect(Collectors.toList());
-    }
-
-    private static String describe(List<GidEntry> entries) {
-        if (entries.isEmpty()) {
-            return "none";
-        }
-        return entries.stream().map(e -> "[" + e.index() + "] " + e.gid() + " " + e.type().text())
-                .collect(Collectors.joining(", "));
-    }
 }

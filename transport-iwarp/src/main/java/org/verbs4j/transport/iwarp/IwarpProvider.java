@@ -9,7 +9,7 @@ import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.FabricOptions;
-import org.verbs4j.api.spi.FabricProvider;
+import org.verbs4j.api.spi.AbstractFabricProvider;
 
 /**
  * iWARP: devices with transport {@code IWARP} (Chelsio cxgb4, Intel i40iw / irdma in iWARP mode, Marvell
@@ -32,7 +32,7 @@ import org.verbs4j.api.spi.FabricProvider;
  * MAC address) for display, or null.</li>
  * </ul>
  */
-public final class IwarpProvider implements FabricProvider {
+public final class IwarpProvider extends AbstractFabricProvider {
     /** The name {@link org.verbs4j.api.spi.Fabrics#named} and {@code -Dverbs4j.fabric} take. */
     public static final String NAME = "iwarp";
 
@@ -42,11 +42,7 @@ public final class IwarpProvider implements FabricProvider {
 
     /** For {@link java.util.ServiceLoader}. */
     public IwarpProvider() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, "iWARP");
     }
 
     /**
@@ -61,12 +57,7 @@ public final class IwarpProvider implements FabricProvider {
     /** The port's GID 0 entry, or null when there is none; {@code options} play no part (no GID addressing). */
     @Override
     public GidEntry sourceGid(PortAttributes port, List<GidEntry> gidTable, FabricOptions options) {
-        for (GidEntry e : gidTable) {
-            if (e.port() == port.portNumber() && e.index() == 0) {
-                return e;
-            }
-        }
-        return null;
+        return entry(port, gidTable, 0);
     }
 
     /** @throws UnsupportedOperationException always: iWARP connects through rdma_cm */
@@ -107,10 +98,5 @@ public final class IwarpProvider implements FabricProvider {
     @Override
     public boolean hasRnrRetry() {
         return false;
-    }
-
-    @Override
-    public String toString() {
-        return "iWARP fabric provider (" + NAME + ")";
     }
 }

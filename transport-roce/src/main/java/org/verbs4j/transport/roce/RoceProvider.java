@@ -1,10 +1,8 @@
 package org.verbs4j.transport.roce;
 
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.stream.Collectors;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.GidType;
@@ -15,7 +13,7 @@ import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.FabricOptions;
-import org.verbs4j.api.spi.FabricProvider;
+import org.verbs4j.api.spi.AbstractFabricProvider;
 
 /**
  * RoCE (RDMA over Converged Ethernet): ports whose device has transport {@code IB} and whose link layer is
@@ -46,7 +44,7 @@ import org.verbs4j.api.spi.FabricProvider;
  * <p>Both ends of a RoCE v2 connection must use GIDs of the same IP family: an IPv4-mapped GID cannot
  * reach an IPv6 one, and {@link #addressVector} says so instead of letting the QP fail at RTR.
  */
-public final class RoceProvider implements FabricProvider {
+public final class RoceProvider extends AbstractFabricProvider {
     /** The name {@link org.verbs4j.api.spi.Fabrics#named} and {@code -Dverbs4j.fabric} take. */
     public static final String NAME = "roce";
     /** RoCE v2 routes across IP subnets: the hop limit (IP TTL) must survive routers. */
@@ -54,11 +52,7 @@ public final class RoceProvider implements FabricProvider {
 
     /** For {@link java.util.ServiceLoader}. */
     public RoceProvider() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, "RoCE");
     }
 
     /**
@@ -85,10 +79,9 @@ public final class RoceProvider implements FabricProvider {
         requireUsable(null, port);
         List<GidEntry> mine = entriesOf(port, gidTable);
         if (o.gidIndex() >= 0) {
-            for (GidEntry e : mine) {
-                if (e.index() == o.gidIndex()) {
-                    return e;
-                }
+            GidEntry entry = entry(port, gidTable, o.gidIndex());
+            if (entry != null) {
+                return entry;
             }
             throw new IllegalArgumentException("GID index " + o.gidIndex() + " is not in the GID table of port "
                     + port.portNumber() + "; valid entries: " + describe(mine) + seeAlso(port));
@@ -142,9 +135,7 @@ public final class RoceProvider implements FabricProvider {
     public QpEndpoint localEndpoint(PortAttributes port, GidEntry sourceGid, int qpn, int psn) {
         requireUsable(null, port);
         requireSource(sourceGid);
-        check24("QP number", qpn);
-        check24("PSN", psn);
-        return new QpEndpoint(0, qpn, psn, sourceGid.gid());
+        return endpoint(0, qpn, psn, sourceGid.gid());
     }
 
     /**
@@ -170,15 +161,8 @@ public final class RoceProvider implements FabricProvider {
                     + (remote.gid().isIpv4Mapped() ? "IPv4" : "IPv6") + ". RoCE v2 packets are UDP/IP, so both ends "
                     + "must use GIDs of one family: choose them alike on both sides (preferIpv4, gidIndex)");
         }
-        int hop = o.hopLimit() >= 0 ? o.hopLimit() : DEFAULT_HOP_LIMIT;
-        int tclass = o.trafficClass() >= 0 ? o.trafficClass() : 0;
-        int sl = o.serviceLevel() >= 0 ? o.serviceLevel() : 0;
-        if (hop > 255 || tclass > 255 || sl > 15) {
-            throw new IllegalArgumentException("hop limit " + hop + " / traffic class " + tclass + " (0..255) or service "
-                    + "level " + sl + " (0..15) out of range");
-        }
-        return AddressVector.global(port.portNumber(), remote.gid(), sourceGid.index()).hopLimit(hop)
-                .trafficClass(tclass).serviceLevel(sl).dlid(0);
+        AddressVector av = AddressVector.local(port.portNumber(), 0).serviceLevel(valueOr(o.serviceLevel(), 0));
+        return withGrh(av, remote.gid(), sourceGid.index(), o, DEFAULT_HOP_LIMIT);
     }
 
     /**
@@ -200,11 +184,6 @@ public final class RoceProvider implements FabricProvider {
     // read response), activeSideSendsFirst (false: RNR retry covers a receive posted late) and hasRnrRetry:
     // the interface's defaults, which are this fabric's answers.
 
-    @Override
-    public String toString() {
-        return "RoCE fabric provider (" + NAME + ")";
-    }
-
     private static void requireSource(GidEntry sourceGid) {
         if (sourceGid == null) {
             throw new IllegalArgumentException("RoCE addresses by GID: pass the entry sourceGid() returned");
@@ -213,33 +192,6 @@ public final class RoceProvider implements FabricProvider {
 
     private static String family(GidEntry e) {
         return e.gid().isIpv4Mapped() ? "IPv4" : "IPv6";
-    }
-
-
-    private static void check24(String what, int value) {
-        if (value < 0 || value > 0xffffff) {
-            throw new IllegalArgumentException(what + " " + value + " does not fit in 24 bits");
-        }
-    }
-
-    private static List<GidEntry> entriesOf(PortAttributes port, List<GidEntry> table) {
-        List<GidEntry> out = new ArrayList<>();
-        for (GidEntry e : table) {
-            if (e.port() == port.portNumber()) {
-                out.add(e);
-            }
-        }
-        return out;
-    }
-
-    /** "[3] 0000:...:ffff:8cdd:3c0b RoCE v2 (IPv4 140.221.60.11)", ... */
-    static String describe(List<GidEntry> entries) {
-        if (entries.isEmpty()) {
-            return "none";
-        }
-        return entries.stream().map(e -> "[" + e.index() + "] " + e.gid() + " " + e.type().text()
-                + (e.gid().isIpv4Mapped() ? " (IPv4 " + e.gid().toInetAddress().getHostAddress() + ")" : ""))
-                .collect(Collectors.joining(", "));
     }
 
     private static String seeAlso(PortAttributes port) {

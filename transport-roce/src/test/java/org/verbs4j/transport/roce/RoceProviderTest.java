@@ -208,8 +208,8 @@ class RoceProviderTest {
         assertEquals(106, av.trafficClass());
         assertEquals(8, av.hopLimit());
         assertEquals(3, av.serviceLevel());
-        assertThrows(IllegalArgumentException.class, () -> roce.addressVector(MLX5_1.attributes(), src, peer,
-                FabricOptions.defaults().trafficClass(256)));
+        assertEquals(0, av.dlid(), "RoCE has no LIDs");
+        assertTrue(av.isGlobal());
     }
 
     @Test

@@ -1,0 +1,113 @@
+package org.verbs4j.api.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.verbs4j.api.AddressVector;
+import org.verbs4j.api.FabricOptions;
+import org.verbs4j.api.Gid;
+import org.verbs4j.api.GidEntry;
+import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpEndpoint;
+
+/**
+ * The base of the fabric providers: the name, and the pieces every fabric's rules are written with
+ * (finding and listing a port's GID entries, checking what goes into a {@link QpEndpoint}, filling a GRH
+ * from the options), so that a provider holds only what its fabric decides.
+ *
+ * <pre>{@code
+ * public final class MyFabricProvider extends AbstractFabricProvider {
+ *     public MyFabricProvider() {
+ *         super("myfabric", "My fabric");
+ *     }
+ *     // serves, sourceGid, localEndpoint, addressVector: this fabric's rules
+ * }
+ * }</pre>
+ */
+public abstract class AbstractFabricProvider implements FabricProvider {
+    private final String name;
+    private final String fabric;
+
+    /**
+     * @param name   what {@link #name()} returns and {@link Fabrics#named} takes ({@code ib}, {@code roce}, ...)
+     * @param fabric the fabric's name for people ({@code InfiniBand}, {@code RoCE}, ...), in {@link #toString()}
+     */
+    protected AbstractFabricProvider(String name, String fabric) {
+        this.name = name;
+        this.fabric = fabric;
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    /** "RoCE fabric provider (roce)". */
+    @Override
+    public String toString() {
+        return fabric + " fabric provider (" + name + ")";
+    }
+
+    /** The entries of {@code port} in a GID table (a device's table lists every port's). */
+    protected static List<GidEntry> entriesOf(PortAttributes port, List<GidEntry> table) {
+        List<GidEntry> out = new ArrayList<>();
+        for (GidEntry e : table) {
+            if (e.port() == port.portNumber()) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    /** Entry {@code index} of {@code port} in a GID table, or {@code null} when the table has none. */
+    protected static GidEntry entry(PortAttributes port, List<GidEntry> table, int index) {
+        for (GidEntry e : table) {
+            if (e.port() == port.portNumber() && e.index() == index) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** "[3] 0000:...:ffff:8cdd:3c0b RoCE v2 (IPv4 140.221.60.11), ...", or "none": for error messages. */
+    protected static String describe(List<GidEntry> entries) {
+        if (entries.isEmpty()) {
+            return "none";
+        }
+        return entries.stream().map(e -> "[" + e.index() + "] " + e.gid() + " " + e.type().text()
+                + (e.gid().isIpv4Mapped() ? " (IPv4 " + e.gid().toInetAddress().getHostAddress() + ")" : ""))
+                .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * The endpoint to send to the peer, after checking that the QP number and PSN fit their 24 bits.
+     *
+     * @throws IllegalArgumentException when one does not
+     */
+    protected static QpEndpoint endpoint(int lid, int qpn, int psn, Gid gid) {
+        check24("QP number", qpn);
+        check24("PSN", psn);
+        return new QpEndpoint(lid, qpn, psn, gid);
+    }
+
+    private static void check24(String what, int value) {
+        if (value < 0 || value > 0xffffff) {
+            throw new IllegalArgumentException(what + " " + value + " does not fit in 24 bits");
+        }
+    }
+
+    /** An option's value, or {@code fallback} when it is unset (-1). */
+    protected static int valueOr(int option, int fallback) {
+        return option >= 0 ? option : fallback;
+    }
+
+    /**
+     * Adds a GRH to {@code av}: the peer's GID, our GID index, the options' hop limit (else
+     * {@code defaultHopLimit}) and traffic class (else 0).
+     */
+    protected static AddressVector withGrh(AddressVector av, Gid dgid, int sgidIndex, FabricOptions options,
+            int defaultHopLimit) {
+        return av.grh(dgid, sgidIndex).hopLimit(valueOr(options.hopLimit(), defaultHopLimit))
+                .trafficClass(valueOr(options.trafficClass(), 0));
+    }
+}
