@@ -39,9 +39,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     /** Native CQ / QP / SRQ address to its Java object, for completion and async events. */
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
     private volatile AsyncEventListener asyncListener;
-    private Thread asyncThread;
-    /** Wakes the async event thread, blocked in poll(2) with no time-out, when it is to stop. */
-    private int asyncWakeFd = -1;
+    /** Delivers the async events while a listener is set. */
+    private PollThread asyncThread;
     /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
     private final long queryPortFn;
 
@@ -165,71 +164,40 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         if (listener == null) {
             stopAsyncThread();
         } else if (asyncThread == null) {
-            int wake = LibC.eventFd();
-            asyncWakeFd = wake;
-            asyncThread = new Thread(() -> deliverAsyncEvents(wake), "verbs4j-async-" + device.name());
-            asyncThread.setDaemon(true);
-            asyncThread.start();
+            asyncThread = new PollThread("verbs4j-async-" + device.name(), RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD),
+                    Layout.ASYNC_EVENT_SIZE, this::deliverAsyncEvent,
+                    t -> LOG.warn("async event thread of {} failed; no more async events", device.name(), t));
         }
     }
 
     private synchronized void stopAsyncThread() {
-        Thread t = asyncThread;
-        int wake = asyncWakeFd;
+        PollThread t = asyncThread;
         asyncThread = null;
-        asyncWakeFd = -1;
         asyncListener = null;
         if (t == null) {
             return;
         }
-        LibC.signal(wake);
-        if (t != Thread.currentThread()) {
-            try {
-                t.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (!t.isAlive() || t == Thread.currentThread()) {
-            // the thread only polls it, and is gone (or is this thread, leaving its loop on return)
-            LibC.close(wake);
-        } else {
+        if (!t.stop(2000)) {
             LOG.warn("async event thread of {} did not stop; leaking its wake-up descriptor", device.name());
         }
     }
 
-    /**
-     * The async event thread: sleeps in poll(2) until an event or {@link #stopAsyncThread()} wakes it. No
-     * time-out: periodic wake-ups would take CPU from a busy-polling data path for nothing.
-     */
-    private void deliverAsyncEvents(int wakeFd) {
-        int fd = RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD);
-        long ev = RawMemory.allocate(Layout.ASYNC_EVENT_SIZE);
-        long pollfds = RawMemory.allocate(16);
+    /** On the async event thread, when the async fd is readable: one event (read into {@code ev}) to the listener, then its ack. */
+    private void deliverAsyncEvent(long ev) {
+        if (asyncListener == null || JnrBackend.lib().ibv_get_async_event(ctx, ev) != 0) {
+            return;
+        }
         try {
-            while (asyncListener != null && !isClosed()) {
-                if (LibC.awaitEither(pollfds, fd, wakeFd) != 1 || asyncListener == null) {
-                    continue;
-                }
-                if (JnrBackend.lib().ibv_get_async_event(ctx, ev) != 0) {
-                    continue;
-                }
-                try {
-                    AsyncEvent event = toEvent(ev);
-                    AsyncEventListener l = asyncListener;
-                    if (l != null) {
-                        l.onEvent(event);
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("async event listener of {} failed", device.name(), e);
-                } finally {
-                    // destroying a QP/CQ/SRQ waits until its events are acknowledged
-                    JnrBackend.lib().ibv_ack_async_event(ev);
-                }
+            AsyncEvent event = toEvent(ev);
+            AsyncEventListener l = asyncListener;
+            if (l != null) {
+                l.onEvent(event);
             }
+        } catch (RuntimeException e) {
+            LOG.warn("async event listener of {} failed", device.name(), e);
         } finally {
-            RawMemory.free(ev);
-            RawMemory.free(pollfds);
+            // destroying a QP/CQ/SRQ waits until its events are acknowledged
+            JnrBackend.lib().ibv_ack_async_event(ev);
         }
     }
 

@@ -34,6 +34,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     private final JnrCompletionQueue sendCq;
     private final JnrCompletionQueue recvCq;
     private final JnrSharedReceiveQueue srq;
+    /** The rdma_cm id this QP was made on (which destroys it), or null. */
+    private final JnrCmId cmId;
     private final QpCapabilities capabilities;
     private final long postSendFn;
     private final long postRecvFn;
@@ -50,13 +52,15 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     }
 
     private JnrQueuePair(JnrProtectionDomain pd, long qp, QpType type, JnrCompletionQueue sendCq,
-            JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq, QpCapabilities capabilities) {
+            JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq, JnrCmId cmId, QpCapabilities capabilities) {
         super(pd);
         dependOn(sendCq);
         if (recvCq != sendCq) {
             dependOn(recvCq);
         }
         dependOn(srq);
+        dependOn(cmId);
+        this.cmId = cmId;
         this.pd = pd;
         this.qp = qp;
         this.qpNumber = RawMemory.getInt(qp + Layout.QP_QP_NUM);
@@ -90,7 +94,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             if (qp == 0) {
                 throw createFailure("ibv_create_qp", JnrBackend.lastErrno(), pd, a);
             }
-            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, readCaps(attr));
+            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, null, readCaps(attr));
         } finally {
             RawMemory.free(attr);
         }
@@ -98,9 +102,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     /**
      * {@code rdma_create_qp}: a QP bound to an rdma_cm id, which the connection manager then moves through
-     * its states on connect / accept. {@code pd} must be on the id's device context.
+     * its states on connect / accept. {@code pd} must be on the id's device context. The QP depends on the
+     * id (which closes it first), and its {@link #close()} goes through {@link JnrCmId#destroyQp}.
      */
-    static JnrQueuePair createOnCmId(JnrProtectionDomain pd, QpInitAttributes a, long cmId) {
+    static JnrQueuePair createOnCmId(JnrProtectionDomain pd, QpInitAttributes a, JnrCmId cmId) {
         JnrCompletionQueue sendCq = cast(a.sendCq(), pd);
         JnrCompletionQueue recvCq = cast(a.recvCq(), pd);
         JnrSharedReceiveQueue srq = a.srq() == null ? null : (JnrSharedReceiveQueue) a.srq();
@@ -108,11 +113,11 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         try {
             writeInitAttr(attr, a, sendCq, recvCq, srq);
             LibRdmacm cm = LibRdmacm.get();
-            if (cm.createQp.call(cmId, pd.address(), attr) != 0) {
+            if (cm.createQp.call(cmId.id, pd.address(), attr) != 0) {
                 throw createFailure("rdma_create_qp", NativeFunction.errno(), pd, a);
             }
-            long qp = RawMemory.getAddress(cmId + LibRdmacm.ID_QP);
-            JnrQueuePair q = new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, readCaps(attr));
+            long qp = RawMemory.getAddress(cmId.id + RdmacmLayout.ID_QP);
+            JnrQueuePair q = new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, cmId, readCaps(attr));
             q.lastState = QpState.INIT;
             return q;
         } finally {
@@ -179,7 +184,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_qp(qp);
+        int rc = cmId == null ? JnrBackend.lib().ibv_destroy_qp(qp) : cmId.destroyQp(qp);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_qp", rc, toString());
         }
