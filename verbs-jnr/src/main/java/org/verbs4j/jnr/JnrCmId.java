@@ -201,7 +201,7 @@ final class JnrCmId extends AbstractResource implements CmId {
      */
     int destroyQp(long qpAddress) {
         return state.locked(() -> {
-            int rc = JnrBackend.lib().ibv_destroy_qp(qpAddress);
+            int rc = (int) JnrBackend.lib().destroyQp.call(qpAddress);
             if (rc == 0 && RawMemory.getAddress(id + RdmacmLayout.ID_QP) == qpAddress) {
                 RawMemory.putAddress(id + RdmacmLayout.ID_QP, 0L);
             }

@@ -41,7 +41,7 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_comp_channel(channel);
+        int rc = (int) JnrBackend.lib().destroyCompChannel.call(channel);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_comp_channel", rc, toString());
         }
@@ -80,13 +80,13 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
             checkOpen();
         }
         long out = scratch + 8;
-        int rc = JnrBackend.lib().ibv_get_cq_event(channel, out, out + 8);
+        int rc = (int) JnrBackend.lib().getCqEvent.call(channel, out, out + 8);
         if (rc != 0) {
             throw new VerbsException("ibv_get_cq_event", JnrBackend.lastErrno(), toString());
         }
         long cq = RawMemory.getAddress(out);
         // ack at once: ibv_destroy_cq waits for every event to be acknowledged
-        JnrBackend.lib().ibv_ack_cq_events(cq, 1);
+        JnrBackend.lib().ackCqEvents.call(cq, 1);
         for (JnrCompletionQueue q : attached) {
             if (q.nativeAddress() == cq) {
                 return q;

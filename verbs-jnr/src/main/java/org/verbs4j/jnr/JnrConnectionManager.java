@@ -99,23 +99,12 @@ final class JnrConnectionManager extends AbstractResource implements ConnectionM
     /** After its ids closed: closes the event channel (with the requests nobody took) and releases the contexts. */
     @Override
     protected void destroy() {
-        RuntimeException first = null;
         try {
             events.close();
-        } catch (RuntimeException e) {
-            first = e;
-        }
-        List<JnrDeviceContext> ctxs = new ArrayList<>(contexts.values());
-        contexts.clear();
-        for (JnrDeviceContext c : ctxs) {
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            throw first;
+        } finally {
+            List<JnrDeviceContext> ctxs = new ArrayList<>(contexts.values());
+            contexts.clear();
+            closeAll(ctxs);
         }
     }
 

@@ -99,7 +99,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         if (!owned) {
             return;
         }
-        int rc = JnrBackend.lib().ibv_close_device(ctx);
+        int rc = (int) JnrBackend.lib().closeDevice.call(ctx);
         if (rc != 0) {
             throw new VerbsException("ibv_close_device", JnrBackend.lastErrno(), device.name());
         }
@@ -113,21 +113,22 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     @Override
     public ProtectionDomain allocProtectionDomain() {
         checkOpen();
-        long pd = JnrBackend.lib().ibv_alloc_pd(ctx);
-        if (pd == 0) {
-            throw new VerbsException("ibv_alloc_pd", JnrBackend.lastErrno(), device.name());
+        return new JnrProtectionDomain(this, created(JnrBackend.lib().allocPd.call(ctx), "ibv_alloc_pd", device.name()));
+    }
+
+    /** {@code handle}, the result of a create verb, or the exception naming {@code verb} and errno when it is NULL. */
+    private static long created(long handle, String verb, String detail) {
+        if (handle == 0) {
+            throw new VerbsException(verb, JnrBackend.lastErrno(), detail);
         }
-        return new JnrProtectionDomain(this, pd);
+        return handle;
     }
 
     @Override
     public CompletionChannel createCompletionChannel() {
         checkOpen();
-        long ch = JnrBackend.lib().ibv_create_comp_channel(ctx);
-        if (ch == 0) {
-            throw new VerbsException("ibv_create_comp_channel", JnrBackend.lastErrno(), device.name());
-        }
-        return new JnrCompletionChannel(this, ch);
+        return new JnrCompletionChannel(this, created(JnrBackend.lib().createCompChannel.call(ctx),
+                "ibv_create_comp_channel", device.name()));
     }
 
     @Override
@@ -143,11 +144,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
             }
             ch = (JnrCompletionChannel) channel;
         }
-        long cq = JnrBackend.lib().ibv_create_cq(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector);
-        if (cq == 0) {
-            throw new VerbsException("ibv_create_cq", JnrBackend.lastErrno(), device.name() + ", " + entries
-                    + " entries, comp_vector " + compVector);
-        }
+        long cq = created(JnrBackend.lib().createCq.call(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector),
+                "ibv_create_cq", device.name() + ", " + entries + " entries, comp_vector " + compVector);
         return new JnrCompletionQueue(this, ch, cq);
     }
 
@@ -184,7 +182,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     /** On the async event thread, when the async fd is readable: one event (read into {@code ev}) to the listener, then its ack. */
     private void deliverAsyncEvent(long ev) {
-        if (asyncListener == null || JnrBackend.lib().ibv_get_async_event(ctx, ev) != 0) {
+        if (asyncListener == null || JnrBackend.lib().getAsyncEvent.call(ctx, ev) != 0) {
             return;
         }
         try {
@@ -197,7 +195,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
             LOG.warn("async event listener of {} failed", device.name(), e);
         } finally {
             // destroying a QP/CQ/SRQ waits until its events are acknowledged
-            JnrBackend.lib().ibv_ack_async_event(ev);
+            JnrBackend.lib().ackAsyncEvent.call(ev);
         }
     }
 
@@ -237,7 +235,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         checkOpen();
         long a = RawMemory.allocate(Layout.DEVICE_ATTR_SIZE);
         try {
-            int rc = JnrBackend.lib().ibv_query_device(ctx, a);
+            int rc = (int) JnrBackend.lib().queryDevice.call(ctx, a);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_device", rc, device.name());
             }
@@ -298,7 +296,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
                 rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_PORT, queryPortFn, ctx, port, a,
                         Layout.PORT_ATTR_SIZE);
             } else {
-                rc = JnrBackend.lib().ibv_query_port(ctx, port, a);
+                rc = (int) JnrBackend.lib().queryPortCompat.call(ctx, port, a);
             }
             if (rc != 0) {
                 throw new VerbsException("ibv_query_port", rc, device.name() + " port " + port,
@@ -344,7 +342,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         checkPortRange(port);
         long g = RawMemory.allocate(Gid.SIZE);
         try {
-            int rc = JnrBackend.lib().ibv_query_gid(ctx, port, index, g);
+            int rc = (int) JnrBackend.lib().queryGid.call(ctx, port, index, g);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_gid", JnrBackend.lastErrno(),
                         device.name() + " port " + port + " index " + index);
@@ -363,7 +361,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         checkPortRange(port);
         long e = RawMemory.allocate(Layout.GID_ENTRY_SIZE);
         try {
-            int rc = JnrBackend.lib()._ibv_query_gid_ex(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
+            int rc = (int) JnrBackend.lib().queryGidEx.call(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_gid_ex", rc, device.name() + " port " + port + " index " + index,
                         rc == Errno.ENODATA ? "That GID table slot is empty; list the valid ones with queryGidTable() "
@@ -395,7 +393,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         }
         long t = RawMemory.allocate((long) max * Layout.GID_ENTRY_SIZE);
         try {
-            long n = JnrBackend.lib()._ibv_query_gid_table(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
+            long n = JnrBackend.lib().queryGidTable.call(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
             if (n < 0) {
                 throw new VerbsException("ibv_query_gid_table", (int) -n, device.name());
             }
@@ -415,7 +413,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         checkPortRange(port);
         long p = RawMemory.allocate(2);
         try {
-            int rc = JnrBackend.lib().ibv_query_pkey(ctx, port, index, p);
+            int rc = (int) JnrBackend.lib().queryPkey.call(ctx, port, index, p);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_pkey", JnrBackend.lastErrno(),
                         device.name() + " port " + port + " index " + index);

@@ -90,7 +90,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
         try {
             writeInitAttr(attr, a, sendCq, recvCq, srq);
-            long qp = JnrBackend.lib().ibv_create_qp(pd.address(), attr);
+            long qp = JnrBackend.lib().createQp.call(pd.address(), attr);
             if (qp == 0) {
                 throw createFailure("ibv_create_qp", JnrBackend.lastErrno(), pd, a);
             }
@@ -135,22 +135,30 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         RawMemory.putAddress(attr + Layout.QIA_SEND_CQ, sendCq.address());
         RawMemory.putAddress(attr + Layout.QIA_RECV_CQ, recvCq.address());
         RawMemory.putAddress(attr + Layout.QIA_SRQ, srq == null ? 0 : srq.address());
-        long cap = attr + Layout.QIA_CAP;
-        RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, a.maxSendWr());
-        RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, srq == null ? a.maxRecvWr() : 0);
-        RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, a.maxSendSge());
-        RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, srq == null ? a.maxRecvSge() : 0);
-        RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, a.maxInlineData());
+        writeCap(attr + Layout.QIA_CAP, new QpCapabilities(a.maxSendWr(), srq == null ? a.maxRecvWr() : 0,
+                a.maxSendSge(), srq == null ? a.maxRecvSge() : 0, a.maxInlineData()));
         RawMemory.putInt(attr + Layout.QIA_QP_TYPE, a.type().value());
         RawMemory.putInt(attr + Layout.QIA_SQ_SIG_ALL, a.signalAll() ? 1 : 0);
     }
 
     /** ibv_create_qp writes the sizes the device gave back into the init attributes. */
     private static QpCapabilities readCaps(long attr) {
-        long cap = attr + Layout.QIA_CAP;
+        return readCap(attr + Layout.QIA_CAP);
+    }
+
+    /** A {@code struct ibv_qp_cap} (in the init attributes, or in {@code ibv_qp_attr}). */
+    private static QpCapabilities readCap(long cap) {
         return new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
                 RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
                 RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA));
+    }
+
+    private static void writeCap(long cap, QpCapabilities c) {
+        RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, c.maxSendWr());
+        RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, c.maxRecvWr());
+        RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, c.maxSendSge());
+        RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, c.maxRecvSge());
+        RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, c.maxInlineData());
     }
 
     private static VerbsException createFailure(String verb, int errno, JnrProtectionDomain pd, QpInitAttributes a) {
@@ -184,7 +192,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     @Override
     protected void destroy() {
-        int rc = cmId == null ? JnrBackend.lib().ibv_destroy_qp(qp) : cmId.destroyQp(qp);
+        int rc = cmId == null ? (int) JnrBackend.lib().destroyQp.call(qp) : cmId.destroyQp(qp);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_qp", rc, toString());
         }
@@ -233,7 +241,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE);
         try {
             write(attr, a);
-            int rc = JnrBackend.lib().ibv_modify_qp(qp, attr, a.mask());
+            int rc = (int) JnrBackend.lib().modifyQp.call(qp, attr, a.mask());
             if (rc != 0) {
                 String hint = modifyHint(rc, a);
                 String detail = toString() + " " + lastState + " -> " + a;
@@ -284,13 +292,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         RawMemory.putInt(attr + Layout.QA_DEST_QP_NUM, a.destQpNum());
         RawMemory.putInt(attr + Layout.QA_QP_ACCESS_FLAGS, a.accessFlags());
         if ((m & QpAttrMask.CAP) != 0 && a.capabilities() != null) {
-            QpCapabilities c = a.capabilities();
-            long cap = attr + Layout.QA_CAP;
-            RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, c.maxSendWr());
-            RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, c.maxRecvWr());
-            RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, c.maxSendSge());
-            RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, c.maxRecvSge());
-            RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, c.maxInlineData());
+            writeCap(attr + Layout.QA_CAP, a.capabilities());
         }
         if ((m & QpAttrMask.AV) != 0 && a.addressVector() != null) {
             writeAhAttr(attr + Layout.QA_AH_ATTR, a.addressVector());
@@ -345,11 +347,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         checkOpen();
         long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE + Layout.QP_INIT_ATTR_SIZE);
         try {
-            int rc = JnrBackend.lib().ibv_query_qp(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
+            int rc = (int) JnrBackend.lib().queryQp.call(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_qp", rc, toString());
             }
-            long cap = attr + Layout.QA_CAP;
             QpAttributes a = new QpAttributes()
                     .state(QpState.of(RawMemory.getInt(attr + Layout.QA_QP_STATE)))
                     .currentState(QpState.of(RawMemory.getInt(attr + Layout.QA_CUR_QP_STATE)))
@@ -358,9 +359,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
                     .sqPsn(RawMemory.getInt(attr + Layout.QA_SQ_PSN))
                     .destQpNum(RawMemory.getInt(attr + Layout.QA_DEST_QP_NUM))
                     .accessFlags(RawMemory.getInt(attr + Layout.QA_QP_ACCESS_FLAGS))
-                    .capabilities(new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
-                            RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
-                            RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA)))
+                    .capabilities(readCap(attr + Layout.QA_CAP))
                     .addressVector(readAhAttr(attr + Layout.QA_AH_ATTR))
                     .pkeyIndex(RawMemory.getUShort(attr + Layout.QA_PKEY_INDEX))
                     .maxRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_RD_ATOMIC))

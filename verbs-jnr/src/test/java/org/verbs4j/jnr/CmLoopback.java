@@ -155,6 +155,16 @@ public final class CmLoopback implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes everything: {@link #close()}, then what the caller's setup created ({@code setupObjects}, e.g. the
+     * CQs, in order; nulls are skipped), then {@link #closeDomain()}.
+     */
+    public void closeWith(AutoCloseable... setupObjects) throws Exception {
+        close();
+        CmSide.closeAll(setupObjects);
+        closeDomain();
+    }
+
     /** Closes the PD and the connection manager (with librdmacm's device context) after the caller closed what its setup created. */
     public void closeDomain() {
         if (pd != null && !pd.isClosed()) {

@@ -21,6 +21,7 @@ import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.api.spi.AbstractResource;
 import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
+import org.verbs4j.api.cm.PortSpace;
 
 /**
  * CmId and ConnectionManager follow the resource model of every verbs object: a ConnectionManager closes
@@ -43,21 +44,19 @@ class CmOwnershipIT {
     @MethodSource("devices")
     void closingTheManagerClosesItsIdsAndTheirUseThenThrows(int dev) throws Exception {
         ConnectionManager cm = Rdma.connectionManager();
-        CmId listener = cm.createId();
-        listener.bind(new InetSocketAddress(ip(dev), 7700 + dev));
-        listener.listen(4);
+        CmId listener = CmSide.listen(cm, PortSpace.TCP, new InetSocketAddress(ip(dev), 7800 + dev));
         CmId idle = cm.createId();
         cm.close();
         assertTrue(cm.isClosed() && listener.isClosed() && idle.isClosed(), "the manager closed its ids");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> idle.bind(
-                new InetSocketAddress(ip(dev), 7702 + dev)));
+                new InetSocketAddress(ip(dev), 7802 + dev)));
         assertTrue(e.getMessage().contains("is closed"), e.getMessage());
         assertThrows(IllegalStateException.class, cm::createId);
         cm.close(); // harmless
         listener.close();
         // the port is free again: the listener's rdma_cm id is really gone
         try (ConnectionManager again = Rdma.connectionManager(); CmId l2 = again.createId()) {
-            l2.bind(new InetSocketAddress(ip(dev), 7700 + dev));
+            l2.bind(new InetSocketAddress(ip(dev), 7800 + dev));
         }
     }
 
@@ -66,7 +65,7 @@ class CmOwnershipIT {
     void theManagerRefusesToCloseWhileItsContextIsInUse(int dev) throws Exception {
         ConnectionManager cm = Rdma.connectionManager();
         CmId id = cm.createId();
-        id.bind(new InetSocketAddress(ip(dev), 7710 + dev));
+        id.bind(new InetSocketAddress(ip(dev), 7810 + dev));
         ProtectionDomain pd = id.context().allocProtectionDomain();
         IllegalStateException e = assertThrows(IllegalStateException.class, cm::close);
         assertTrue(e.getMessage().contains("ProtectionDomain"), e.getMessage());
@@ -80,7 +79,7 @@ class CmOwnershipIT {
     @MethodSource("devices")
     void closingTheIdClosesItsQueuePairAndClosingTheQpDirectlyClearsIdQp(int dev) throws Exception {
         CompletionQueue[] cqs = new CompletionQueue[2];
-        CmLoopback cm = CmLoopback.connect(ip(dev), 7720 + dev, (ctx, pd, server) -> {
+        CmLoopback cm = CmLoopback.connect(ip(dev), 7820 + dev, (ctx, pd, server) -> {
             CompletionQueue cq = ctx.createCompletionQueue(16);
             cqs[server ? 1 : 0] = cq;
             return new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(4).maxRecvWr(4);
@@ -100,13 +99,7 @@ class CmOwnershipIT {
             cm.serverId().close();
             assertTrue(cm.server().isClosed(), "closing the id closed its queue pair");
         } finally {
-            cm.close();
-            for (CompletionQueue cq : cqs) {
-                if (cq != null) {
-                    cq.close();
-                }
-            }
-            cm.closeDomain();
+            cm.closeWith(cqs);
         }
     }
 

@@ -11,8 +11,10 @@ import static org.verbs4j.jnr.QpPair.take;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.AsyncEvent;
@@ -59,7 +61,7 @@ class CoreVerbsErrorsIT {
 
     /** libibverbs' text for a status ({@code ibv_wc_status_str}). */
     static String nativeText(WcStatus s) {
-        return RawMemory.getString(JnrBackend.lib().ibv_wc_status_str(s.value()), 128);
+        return RawMemory.getString(JnrBackend.lib().wcStatusStr.call(s.value()), 128);
     }
 
     /** What a scenario produced on both sides. */
@@ -128,49 +130,60 @@ class CoreVerbsErrorsIT {
         p.a.qp.postSend(s);
     }
 
-    @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void invalidRkeyOnWrite(String device) {
-        try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1)) {
-            int bad = p.b.mr.rkey() + 0x10000;
-            write(p, s, 0xE1, p.a.mr.address(), 64, p.a.mr.lkey(), p.b.mr.address(), bad, Opcode.RDMA_WRITE);
-            Outcome o = outcome(p, log, 1, "RDMA write with an invalid rkey");
-            if (p.transport == TransportType.IB) {
-                expectRequesterError(o, WcStatus.REM_ACCESS_ERR, 0xE1, p);
-                assertEquals("remote access error", o.a().get(0).status().text());
-            } else {
-                expectIwarp(o, p, log, WcStatus.SUCCESS, null);
-            }
+    /**
+     * A remote access the responder refuses. rxe: REM_ACCESS_ERR at the requester. siw: what
+     * {@link #expectIwarp} describes, with the status of the requester's completion and the responder's event.
+     */
+    enum RemoteViolation {
+        INVALID_RKEY_ON_WRITE(0xE1, Opcode.RDMA_WRITE, 64, false, "RDMA write with an invalid rkey", WcStatus.SUCCESS, null),
+        INVALID_RKEY_ON_READ(0xE2, Opcode.RDMA_READ, 64, false, "RDMA read with an invalid rkey", WcStatus.WR_FLUSH_ERR,
+                AsyncEventType.QP_REQ_ERR),
+        WRITE_BEYOND_THE_END_OF_THE_REGION(0xE3, Opcode.RDMA_WRITE, 100, true, "RDMA write 90 bytes past the region's end",
+                WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
+
+        final long wrId;
+        final Opcode opcode;
+        final int length;
+        /** True: the right rkey, 10 bytes before the region's end; false: the region's start with a wrong rkey. */
+        final boolean nearTheEnd;
+        final String scenario;
+        final WcStatus iwarpStatus;
+        final AsyncEventType iwarpEvent;
+
+        RemoteViolation(long wrId, Opcode opcode, int length, boolean nearTheEnd, String scenario, WcStatus iwarpStatus,
+                AsyncEventType iwarpEvent) {
+            this.wrId = wrId;
+            this.opcode = opcode;
+            this.length = length;
+            this.nearTheEnd = nearTheEnd;
+            this.scenario = scenario;
+            this.iwarpStatus = iwarpStatus;
+            this.iwarpEvent = iwarpEvent;
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void invalidRkeyOnRead(String device) {
-        try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1)) {
-            int bad = p.b.mr.rkey() + 0x10000;
-            write(p, s, 0xE2, p.a.mr.address(), 64, p.a.mr.lkey(), p.b.mr.address(), bad, Opcode.RDMA_READ);
-            Outcome o = outcome(p, log, 1, "RDMA read with an invalid rkey");
-            if (p.transport == TransportType.IB) {
-                expectRequesterError(o, WcStatus.REM_ACCESS_ERR, 0xE2, p);
-            } else {
-                expectIwarp(o, p, log, WcStatus.WR_FLUSH_ERR, AsyncEventType.QP_REQ_ERR);
-            }
-        }
+    static Stream<Arguments> remoteViolations() {
+        return QpPair.devices().stream().flatMap(d -> Stream.of(RemoteViolation.values()).map(v -> Arguments.of(d, v)));
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void remoteWriteBeyondTheEndOfTheRegion(String device) {
+    @MethodSource("remoteViolations")
+    void remoteViolation(String device, RemoteViolation v) {
         try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1)) {
-            long end = p.b.mr.address() + p.b.mr.length();
-            write(p, s, 0xE3, p.a.mr.address(), 100, p.a.mr.lkey(), end - 10, p.b.mr.rkey(), Opcode.RDMA_WRITE);
-            Outcome o = outcome(p, log, 1, "RDMA write 90 bytes past the region's end");
-            if (p.transport == TransportType.IB) {
-                expectRequesterError(o, WcStatus.REM_ACCESS_ERR, 0xE3, p);
-            } else {
-                expectIwarp(o, p, log, WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
-            }
+            long remote = v.nearTheEnd ? p.b.mr.address() + p.b.mr.length() - 10 : p.b.mr.address();
+            int rkey = v.nearTheEnd ? p.b.mr.rkey() : p.b.mr.rkey() + 0x10000;
+            write(p, s, v.wrId, p.a.mr.address(), v.length, p.a.mr.lkey(), remote, rkey, v.opcode);
+            expectRemoteViolation(outcome(p, log, 1, v.scenario), p, log, v.wrId, v.iwarpStatus, v.iwarpEvent);
+        }
+    }
+
+    /** rxe: A's completion failed with REM_ACCESS_ERR; siw: {@link #expectIwarp} with these. */
+    private static void expectRemoteViolation(Outcome o, QpPair p, EventLog log, long wrId, WcStatus iwarpStatus,
+            AsyncEventType iwarpEvent) {
+        if (p.transport == TransportType.IB) {
+            expectRequesterError(o, WcStatus.REM_ACCESS_ERR, wrId, p);
+        } else {
+            expectIwarp(o, p, log, iwarpStatus, iwarpEvent);
         }
     }
 
@@ -206,11 +219,7 @@ class CoreVerbsErrorsIT {
             write(p, s, 0xE5, p.a.mr.address(), 64, p.a.mr.lkey(), readOnly.address(), readOnly.rkey(), Opcode.RDMA_WRITE);
             Outcome o = outcome(p, log, 1, "RDMA write to a region without REMOTE_WRITE");
             assertEquals(0x11, readOnly.getBytes(0, 1)[0], "the region was not written");
-            if (p.transport == TransportType.IB) {
-                expectRequesterError(o, WcStatus.REM_ACCESS_ERR, 0xE5, p);
-            } else {
-                expectIwarp(o, p, log, WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
-            }
+            expectRemoteViolation(o, p, log, 0xE5, WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
         }
     }
 

@@ -13,10 +13,12 @@ import static org.verbs4j.jnr.QpPair.takeOne;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
@@ -102,26 +104,6 @@ class CoreVerbsOpcodesIT {
 
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void sendWithImm(String device) {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
-                ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
-            byte[] data = pattern(300, 2);
-            p.a.mr.putBytes(0, data);
-            postReceive(p.b.qp, r, 0xB1, p.b.mr, 512, 1024);
-            s.at(0).wrId(0xA1).opcode(Opcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immData(IMM)
-                    .sge(p.a.mr.address(), 300, p.a.mr.lkey());
-            postNeedingImm(p, s, "SEND_WITH_IMM");
-            expectOk(takeOne(p.a.cq), 0xA1, WcOpcode.SEND, 300, p.a.qp, "send completion");
-            Wc recv = takeOne(p.b.cq);
-            expectOk(recv, 0xB1, WcOpcode.RECV, 300, p.b.qp, "receive completion");
-            assertTrue(recv.hasImm(), "WITH_IMM flag: " + recv);
-            assertEquals(IMM, recv.imm(), "imm_data in host order: " + recv);
-            assertArrayEquals(data, p.b.mr.getBytes(512, 300), "received bytes");
-        }
-    }
-
-    @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void rdmaWrite(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
             byte[] data = pattern(5000, 3);
@@ -137,24 +119,42 @@ class CoreVerbsOpcodesIT {
         }
     }
 
+    static Stream<Arguments> withImmediateData() {
+        return QpPair.devices().stream().flatMap(d -> Stream.of(Arguments.of(d, Opcode.SEND_WITH_IMM),
+                Arguments.of(d, Opcode.RDMA_WRITE_WITH_IMM)));
+    }
+
+    /**
+     * SEND_WITH_IMM lands in the receive's buffer; RDMA_WRITE_WITH_IMM where the write says, and consumes a
+     * receive (a small one: its buffer is not used) for the immediate data.
+     */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void rdmaWriteWithImm(String device) {
+    @MethodSource("withImmediateData")
+    void withImmediateData(String device, Opcode op) {
+        boolean write = op == Opcode.RDMA_WRITE_WITH_IMM;
+        int length = write ? 2000 : 300;
+        long wrId = write ? 0xA3 : 0xA1;
+        long recvId = write ? 0xB3 : 0xB1;
+        long landing = write ? 4096 : 512;
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
-            byte[] data = pattern(2000, 4);
+            byte[] data = pattern(length, write ? 4 : 2);
             p.a.mr.putBytes(0, data);
-            postReceive(p.b.qp, r, 0xB3, p.b.mr, 0, 16);
-            s.at(0).wrId(0xA3).opcode(Opcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immData(IMM)
-                    .sge(p.a.mr.address(), 2000, p.a.mr.lkey()).rdma(p.b.mr.address() + 4096, p.b.mr.rkey());
-            postNeedingImm(p, s, "RDMA_WRITE_WITH_IMM");
-            expectOk(takeOne(p.a.cq), 0xA3, WcOpcode.RDMA_WRITE, 2000, p.a.qp, "write completion");
+            postReceive(p.b.qp, r, recvId, p.b.mr, write ? 0 : landing, write ? 16 : 1024);
+            s.at(0).wrId(wrId).opcode(op).flags(SendFlags.SIGNALED).immData(IMM).sge(p.a.mr.address(), length, p.a.mr.lkey());
+            if (write) {
+                s.at(0).rdma(p.b.mr.address() + landing, p.b.mr.rkey());
+            }
+            postNeedingImm(p, s, op.name());
+            expectOk(takeOne(p.a.cq), wrId, write ? WcOpcode.RDMA_WRITE : WcOpcode.SEND, length, p.a.qp,
+                    "sender's completion");
             Wc recv = takeOne(p.b.cq);
             // byte_len of RECV_RDMA_WITH_IMM is the length of the write, not of the receive's buffer
-            expectOk(recv, 0xB3, WcOpcode.RECV_RDMA_WITH_IMM, 2000, p.b.qp, "receive completion");
-            assertTrue(recv.hasImm(), recv.toString());
-            assertEquals(IMM, recv.imm(), recv.toString());
-            assertArrayEquals(data, p.b.mr.getBytes(4096, 2000), "written bytes");
+            expectOk(recv, recvId, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, length, p.b.qp,
+                    "receive completion");
+            assertTrue(recv.hasImm(), "WITH_IMM flag: " + recv);
+            assertEquals(IMM, recv.imm(), "imm_data in host order: " + recv);
+            assertArrayEquals(data, p.b.mr.getBytes(landing, length), "received bytes");
         }
     }
 

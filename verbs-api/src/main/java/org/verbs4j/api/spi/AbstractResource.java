@@ -159,12 +159,24 @@ public abstract class AbstractResource implements AutoCloseable {
 
     /** Closes the open children of a cascading parent; throws the first failure once all were tried. */
     private void closeChildren() {
+        closeAll(openChildren());
+    }
+
+    /**
+     * Closes each of {@code resources}, in order, even when one fails; then throws the first failure (the
+     * others added to it as suppressed).
+     */
+    protected static void closeAll(List<? extends AbstractResource> resources) {
         RuntimeException first = null;
-        for (AbstractResource c : openChildren()) {
+        for (AbstractResource c : resources) {
             try {
                 c.close();
             } catch (RuntimeException e) {
-                first = first == null ? e : first;
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
             }
         }
         if (first != null) {
