@@ -174,10 +174,24 @@ class LayoutIT {
     void everyOffsetSizeAndValueMatchesTheInstalledHeaders(Table t) throws IOException {
         Map<String, String> exp = expectations(t);
         assertTrue(exp.size() >= t.atLeast(), "only " + exp.size() + " constants found in " + t);
+        Map<String, Long> theirs = probe(t.include(), exp);
+        List<String> wrong = new ArrayList<>();
+        theirs.forEach((name, value) -> {
+            if (t.value(name) != value) {
+                wrong.add(name + ": " + t + " says " + t.value(name) + ", the headers say " + value + " (" + exp.get(name) + ")");
+            }
+        });
+        assertTrue(wrong.isEmpty(), t + " disagrees with the installed headers:\n" + String.join("\n", wrong));
+    }
+
+    /**
+     * The value of each C expression of {@code expressions} (name → expression), from a program that includes
+     * {@code include}, compiled with gcc (warnings are errors) and run in the lab. Fails unless every one printed.
+     */
+    static Map<String, Long> probe(String include, Map<String, String> expressions) throws IOException {
         Path dir = Files.createTempDirectory("verbs4j-layout");
-        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n" + t.include()
-                + "int main(void) {\n");
-        for (Map.Entry<String, String> e : exp.entrySet()) {
+        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n" + include + "int main(void) {\n");
+        for (Map.Entry<String, String> e : expressions.entrySet()) {
             c.append("    printf(\"%s %zu\\n\", \"").append(e.getKey()).append("\", (size_t) (")
                     .append(e.getValue()).append("));\n");
         }
@@ -185,24 +199,17 @@ class LayoutIT {
         Path src = dir.resolve("layout.c");
         Files.writeString(src, c);
         Path exe = dir.resolve("layout");
-        Lab.run("gcc", "-o", exe.toString(), src.toString());
+        Lab.run("gcc", "-Wall", "-Werror", "-o", exe.toString(), src.toString());
         String out = Lab.run(exe.toString());
-        List<String> wrong = new ArrayList<>();
-        int checked = 0;
+        Map<String, Long> values = new LinkedHashMap<>();
         for (String line : out.split("\n")) {
             String[] kv = line.trim().split(" ");
-            if (kv.length != 2) {
-                continue;
-            }
-            int mine = t.value(kv[0]);
-            long theirs = Long.parseLong(kv[1]);
-            checked++;
-            if (mine != theirs) {
-                wrong.add(kv[0] + ": " + t + " says " + mine + ", the headers say " + theirs + " (" + exp.get(kv[0]) + ")");
+            if (kv.length == 2) {
+                values.put(kv[0], Long.parseLong(kv[1]));
             }
         }
-        assertEquals(exp.size(), checked, "the probe printed fewer values than asked:\n" + out);
-        assertTrue(wrong.isEmpty(), t + " disagrees with the installed headers:\n" + String.join("\n", wrong));
+        assertEquals(expressions.keySet(), values.keySet(), "the probe printed other values than asked:\n" + out);
+        return values;
     }
 
     @ParameterizedTest
