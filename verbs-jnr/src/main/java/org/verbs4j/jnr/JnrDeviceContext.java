@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.AsyncEvent;
@@ -338,20 +339,28 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public Gid queryGid(int port, int index) {
-        checkOpen();
-        checkPortRange(port);
-        long g = RawMemory.allocate(Gid.SIZE);
-        try {
-            int rc = (int) JnrBackend.lib().queryGid.call(ctx, port, index, g);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_gid", JnrBackend.lastErrno(),
-                        device.name() + " port " + port + " index " + index);
-            }
+        return queryEntry("ibv_query_gid", JnrBackend.lib().queryGid, port, index, Gid.SIZE, g -> {
             byte[] raw = new byte[Gid.SIZE];
             RawMemory.copyToArray(g, raw, 0, Gid.SIZE);
             return Gid.of(raw);
+        });
+    }
+
+    /**
+     * {@code verb(ctx, port, index, out)} (ibv_query_gid, ibv_query_pkey) into {@code bytes} of scratch memory,
+     * read by {@code read} before it is freed; fails naming the verb, errno, port and index.
+     */
+    private <T> T queryEntry(String verb, NativeFunction fn, int port, int index, int bytes, LongFunction<T> read) {
+        checkOpen();
+        checkPortRange(port);
+        long out = RawMemory.allocate(bytes);
+        try {
+            if (fn.call(ctx, port, index, out) != 0) {
+                throw new VerbsException(verb, JnrBackend.lastErrno(), device.name() + " port " + port + " index " + index);
+            }
+            return read.apply(out);
         } finally {
-            RawMemory.free(g);
+            RawMemory.free(out);
         }
     }
 
@@ -409,19 +418,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public int queryPkey(int port, int index) {
-        checkOpen();
-        checkPortRange(port);
-        long p = RawMemory.allocate(2);
-        try {
-            int rc = (int) JnrBackend.lib().queryPkey.call(ctx, port, index, p);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_pkey", JnrBackend.lastErrno(),
-                        device.name() + " port " + port + " index " + index);
-            }
-            return Short.reverseBytes(RawMemory.getShort(p)) & 0xffff; // __be16
-        } finally {
-            RawMemory.free(p);
-        }
+        return queryEntry("ibv_query_pkey", JnrBackend.lib().queryPkey, port, index, 2,
+                p -> Short.reverseBytes(RawMemory.getShort(p)) & 0xffff); // __be16
     }
 
     @Override

@@ -298,13 +298,24 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             writeAhAttr(attr + Layout.QA_AH_ATTR, a.addressVector());
         }
         RawMemory.putShort(attr + Layout.QA_PKEY_INDEX, (short) a.pkeyIndex());
-        RawMemory.putByte(attr + Layout.QA_MAX_RD_ATOMIC, (byte) a.maxRdAtomic());
-        RawMemory.putByte(attr + Layout.QA_MAX_DEST_RD_ATOMIC, (byte) a.maxDestRdAtomic());
-        RawMemory.putByte(attr + Layout.QA_MIN_RNR_TIMER, (byte) a.minRnrTimer());
-        RawMemory.putByte(attr + Layout.QA_PORT_NUM, (byte) a.port());
-        RawMemory.putByte(attr + Layout.QA_TIMEOUT, (byte) a.timeout());
-        RawMemory.putByte(attr + Layout.QA_RETRY_CNT, (byte) a.retryCount());
-        RawMemory.putByte(attr + Layout.QA_RNR_RETRY, (byte) a.rnrRetry());
+        putBytes(attr, QA_BYTES, a.maxRdAtomic(), a.maxDestRdAtomic(), a.minRnrTimer(), a.port(), a.timeout(),
+                a.retryCount(), a.rnrRetry());
+    }
+
+    /** The one-byte fields of {@code ibv_qp_attr} that {@link #write} sets, in its order. */
+    private static final int[] QA_BYTES = {Layout.QA_MAX_RD_ATOMIC, Layout.QA_MAX_DEST_RD_ATOMIC, Layout.QA_MIN_RNR_TIMER,
+        Layout.QA_PORT_NUM, Layout.QA_TIMEOUT, Layout.QA_RETRY_CNT, Layout.QA_RNR_RETRY};
+    /** The one-byte fields of {@code ibv_ah_attr} that {@link #writeAhAttr} sets, in its order. */
+    private static final int[] AA_BYTES = {Layout.AA_SL, Layout.AA_SRC_PATH_BITS, Layout.AA_STATIC_RATE,
+        Layout.AA_IS_GLOBAL, Layout.AA_PORT_NUM};
+    /** The one-byte fields of {@code ibv_global_route} that {@link #writeAhAttr} sets, in its order. */
+    private static final int[] GR_BYTES = {Layout.GR_SGID_INDEX, Layout.GR_HOP_LIMIT, Layout.GR_TRAFFIC_CLASS};
+
+    /** The low byte of each of {@code values} at {@code base} + the offset of the same index. */
+    private static void putBytes(long base, int[] offsets, int... values) {
+        for (int i = 0; i < offsets.length; i++) {
+            RawMemory.putByte(base + offsets[i], (byte) values[i]);
+        }
     }
 
     static void writeAhAttr(long ah, AddressVector av) {
@@ -313,16 +324,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             long grh = ah + Layout.AA_GRH;
             RawMemory.copyFromArray(av.dgid().raw(), 0, Gid.SIZE, grh + Layout.GR_DGID);
             RawMemory.putInt(grh + Layout.GR_FLOW_LABEL, av.flowLabel());
-            RawMemory.putByte(grh + Layout.GR_SGID_INDEX, (byte) av.sgidIndex());
-            RawMemory.putByte(grh + Layout.GR_HOP_LIMIT, (byte) av.hopLimit());
-            RawMemory.putByte(grh + Layout.GR_TRAFFIC_CLASS, (byte) av.trafficClass());
+            putBytes(grh, GR_BYTES, av.sgidIndex(), av.hopLimit(), av.trafficClass());
         }
         RawMemory.putShort(ah + Layout.AA_DLID, (short) av.dlid());
-        RawMemory.putByte(ah + Layout.AA_SL, (byte) av.serviceLevel());
-        RawMemory.putByte(ah + Layout.AA_SRC_PATH_BITS, (byte) av.srcPathBits());
-        RawMemory.putByte(ah + Layout.AA_STATIC_RATE, (byte) av.staticRate());
-        RawMemory.putByte(ah + Layout.AA_IS_GLOBAL, (byte) (av.isGlobal() ? 1 : 0));
-        RawMemory.putByte(ah + Layout.AA_PORT_NUM, (byte) av.port());
+        putBytes(ah, AA_BYTES, av.serviceLevel(), av.srcPathBits(), av.staticRate(), av.isGlobal() ? 1 : 0, av.port());
     }
 
     static AddressVector readAhAttr(long ah) {

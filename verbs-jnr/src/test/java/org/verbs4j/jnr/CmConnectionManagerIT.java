@@ -79,6 +79,13 @@ class CmConnectionManagerIT {
         }
     }
 
+    /** {@code from} disconnects; both sides see DISCONNECTED. */
+    private static void disconnect(Side from, Side peer) {
+        from.id.disconnect();
+        peer.id.awaitDisconnected(T);
+        from.id.awaitDisconnected(T);
+    }
+
     private static byte[] prefix(byte[] b, int n) {
         assertTrue(b.length >= n, "private data of " + b.length + " bytes, expected at least " + n);
         for (int i = n; i < b.length; i++) {
@@ -94,7 +101,6 @@ class CmConnectionManagerIT {
         byte[] hello = ("client hello via " + ip(dev)).getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager scm = Rdma.connectionManager(); ConnectionManager ccm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(scm, PortSpace.TCP, addr);
-            
             CompletableFuture<Object[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
@@ -154,9 +160,7 @@ class CmConnectionManagerIT {
                     assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
                     assertArrayEquals(wr, s.mr.getBytes(2048, wr.length));
                 }
-                c.id.disconnect();
-                s.id.awaitDisconnected(T);
-                c.id.awaitDisconnected(T);
+                disconnect(c, s);
             } finally {
                 CmSide.closeAll(c, s, listener);
             }
@@ -194,7 +198,6 @@ class CmConnectionManagerIT {
         byte[] why = "server full, try later".getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
-            
             CompletableFuture<byte[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 req.id().reject(why);
@@ -314,7 +317,6 @@ class CmConnectionManagerIT {
         InetSocketAddress addr = at(dev, 7650 + dev);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
-            
             CompletableFuture<Side> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
@@ -331,10 +333,7 @@ class CmConnectionManagerIT {
                 CmException e = assertThrows(CmException.class, () -> c.id.awaitDisconnected(Duration.ofMillis(200)));
                 assertTrue((System.nanoTime() - t0) / 1_000_000 < 5_000);
                 assertTrue(e.getMessage().contains("RDMA_CM_EVENT_DISCONNECTED"), e.getMessage());
-                // the passive side disconnects: the active side sees DISCONNECTED
-                s.id.disconnect();
-                c.id.awaitDisconnected(T);
-                s.id.awaitDisconnected(T);
+                disconnect(s, c); // the passive side disconnects: the active side sees DISCONNECTED
             } finally {
                 CmSide.closeAll(c, s, listener);
             }
@@ -369,7 +368,6 @@ class CmConnectionManagerIT {
         InetSocketAddress addr = at(dev, 7680 + dev);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
-            
             Side c = client(cm, addr);
             try {
                 long t0 = System.nanoTime();

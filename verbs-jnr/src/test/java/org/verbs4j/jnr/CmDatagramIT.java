@@ -215,7 +215,6 @@ class CmDatagramIT {
         byte[] why = "no UD service for you".getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.UDP, addr);
-            
             CompletableFuture<byte[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 try {
@@ -466,7 +465,6 @@ class CmDatagramIT {
         int len = UDADDY_SIZE;
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.UDP, addr);
-            
             Side s = null;
             AddressHandle back = null;
             try (Udaddy client = new Udaddy("-s", addr.getAddress().getHostAddress(), "-C", "" + n, "-S", "" + len)) {

@@ -70,6 +70,12 @@ class CoreVerbsEventsIT {
             p.b.qp.postReceive(r);
         }
 
+        /** {@link #receive}, then arms B's CQ for the next completion ({@code solicitedOnly}: the next solicited one). */
+        void receiveNotified(int n, boolean solicitedOnly) {
+            receive(n);
+            p.b.cq.requestNotify(solicitedOnly);
+        }
+
         /** A signaled 32-byte SEND from A with these extra flags. */
         void send(long wrId, int flags) {
             s.at(0).wrId(wrId).opcode(Opcode.SEND).flags(SendFlags.SIGNALED | flags).sge(p.a.mr.address(), 32, p.a.mr.lkey());
@@ -141,8 +147,7 @@ class CoreVerbsEventsIT {
     void awaitEventReturnsTheQueueThatFired(String device) throws Exception {
         try (Messages m = new Messages(device, 4)) {
             QpPair p = m.p;
-            m.receive(1);
-            p.b.cq.requestNotify(false);
+            m.receiveNotified(1, false);
             m.send(0xA01, 0);
             CompletionQueue fired = p.b.channel.awaitEvent(30, TimeUnit.SECONDS);
             assertSame(p.b.cq, fired, "the event names B's CQ object");
@@ -156,8 +161,7 @@ class CoreVerbsEventsIT {
     void solicitedOnlyNotificationIgnoresUnsolicitedMessages(String device) throws Exception {
         try (Messages m = new Messages(device, 4)) {
             QpPair p = m.p;
-            m.receive(2);
-            p.b.cq.requestNotify(true);
+            m.receiveNotified(2, true);
             long waitSeconds = p.transport == TransportType.IWARP ? 6 : 60; // see the iWARP branch below
             CompletableFuture<CompletionQueue> woken = m.awaitEvent(waitSeconds);
             m.send(0xA02, 0);
@@ -179,8 +183,7 @@ class CoreVerbsEventsIT {
                 assertEquals(0xB01, second.wrId(), "the solicited message did arrive: " + second);
                 expectSendOk(p);
                 // a next-completion arm still works on the same CQ
-                m.receive(1);
-                p.b.cq.requestNotify(false);
+                m.receiveNotified(1, false);
                 CompletableFuture<CompletionQueue> any = m.awaitEvent(60);
                 m.send(0xA04, 0);
                 assertSame(p.b.cq, any.get(60, TimeUnit.SECONDS), "next-completion notification on " + device);

@@ -75,6 +75,12 @@ class CoreVerbsOpcodesIT {
         qp.postReceive(r);
     }
 
+    /** Skips the test on a device without atomic operations. */
+    private static void assumeAtomics(QpPair p) {
+        assumeTrue(p.attrs.supportsAtomics(), p.device + " has atomic_cap " + p.attrs.atomicCap().text()
+                + ": no atomic operations");
+    }
+
     private static void assertNoCompletion(QpPair.Side s, String why) {
         List<Wc> extra = QpPair.drain(s.cq, 100);
         assertEquals(List.of(), extra, s + ": " + why);
@@ -180,8 +186,7 @@ class CoreVerbsOpcodesIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void atomicCompareAndSwap(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            assumeTrue(p.attrs.supportsAtomics(), device + " has atomic_cap " + p.attrs.atomicCap().text()
-                    + ": no atomic operations");
+            assumeAtomics(p);
             long remote = p.b.mr.address() + 4096;
             p.b.mr.putLong(4096, 42L);
             p.a.mr.putLong(0, -1L);
@@ -205,8 +210,7 @@ class CoreVerbsOpcodesIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void atomicFetchAndAdd(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            assumeTrue(p.attrs.supportsAtomics(), device + " has atomic_cap " + p.attrs.atomicCap().text()
-                    + ": no atomic operations");
+            assumeAtomics(p);
             long remote = p.b.mr.address() + 8;
             p.b.mr.putLong(8, 1000L);
             for (int i = 0; i < 3; i++) {
