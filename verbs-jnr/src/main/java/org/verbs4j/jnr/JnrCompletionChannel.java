@@ -16,8 +16,8 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
     private final JnrDeviceContext context;
     private final long channel;
     private final int fd;
-    /** pollfd (8 bytes), then ibv_get_cq_event's two out-pointers: the event path allocates nothing. */
-    private final long scratch = RawMemory.allocate(24);
+    /** A pollfd, then ibv_get_cq_event's two out-pointers: the event path allocates nothing. */
+    private final long scratch = RawMemory.allocate(LibcLayout.POLLFD_SIZE + 2L * RawMemory.ADDRESS_SIZE);
     /** The CQs that report to this channel (few; copied on change, scanned per event without boxing). */
     private volatile JnrCompletionQueue[] attached = new JnrCompletionQueue[0];
 
@@ -79,8 +79,8 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
             }
             checkOpen();
         }
-        long out = scratch + 8;
-        int rc = (int) JnrBackend.lib().getCqEvent.call(channel, out, out + 8);
+        long out = scratch + LibcLayout.POLLFD_SIZE;
+        int rc = (int) JnrBackend.lib().getCqEvent.call(channel, out, out + RawMemory.ADDRESS_SIZE);
         if (rc != 0) {
             throw new VerbsException("ibv_get_cq_event", JnrBackend.lastErrno(), toString());
         }

@@ -14,6 +14,8 @@ import org.verbs4j.api.internal.RawMemory;
  * wakes a thread blocked in such a wait.
  */
 final class LibC {
+    /** Bytes for the two {@code struct pollfd} of {@link #awaitEither}. */
+    static final int AWAIT_EITHER_BYTES = 2 * LibcLayout.POLLFD_SIZE;
     private static final short POLLIN = (short) LibcLayout.POLLIN;
     private static final NativeFunction POLL;
     private static final NativeFunction ERRNO_LOCATION;
@@ -79,9 +81,6 @@ final class LibC {
         }
         return readable(wake) ? 2 : 0;
     }
-
-    /** Bytes for the two {@code struct pollfd} of {@link #awaitEither}. */
-    static final int AWAIT_EITHER_BYTES = 2 * LibcLayout.POLLFD_SIZE;
 
     /** Fills one {@code struct pollfd} to wait for {@code fd} to become readable. */
     private static void watch(long pollfd, int fd) {
