@@ -99,6 +99,7 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public ConnectionRequest awaitRequest(Duration timeout) {
+        checkOpen();
         if (!listening) {
             throw new IllegalStateException("awaitRequest needs listen() first");
         }
@@ -294,9 +295,9 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public void awaitEstablished(Duration timeout) {
+        checkOpen();
         if (ud()) {
-            checkOpen(); // a SIDR exchange ends with the reply rdma_accept sent: nothing comes back
-            return;
+            return; // a SIDR exchange ends with the reply rdma_accept sent: nothing comes back
         }
         CmEvent e = state.awaitConnection(timeout, "rdma_accept");
         if (e.type() != CmEventType.ESTABLISHED) {
@@ -338,6 +339,7 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public void awaitDisconnected(Duration timeout) {
+        checkOpen();
         checkConnected("awaitDisconnected");
         state.await(CmIdState.DISC, timeout, "rdma_disconnect", "RDMA_CM_EVENT_DISCONNECTED");
         JnrQueuePair q = qp;

@@ -51,6 +51,8 @@ class CmOwnershipIT {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> idle.bind(
                 new InetSocketAddress(ip(dev), 7802 + dev)));
         assertTrue(e.getMessage().contains("is closed"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> listener.awaitRequest(T), "a wait after close");
+        assertThrows(IllegalStateException.class, () -> idle.awaitDisconnected(T));
         assertThrows(IllegalStateException.class, cm::createId);
         cm.close(); // harmless
         listener.close();

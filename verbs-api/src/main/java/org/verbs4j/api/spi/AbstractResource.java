@@ -112,6 +112,7 @@ public abstract class AbstractResource implements AutoCloseable {
         return LEAKS.get();
     }
 
+    /** Whether {@link #close()} succeeded (or the object was never created, see {@link #abandon()}). */
     public final boolean isClosed() {
         return closed;
     }
