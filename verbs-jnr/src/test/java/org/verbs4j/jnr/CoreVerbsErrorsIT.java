@@ -278,19 +278,15 @@ class CoreVerbsErrorsIT {
     }
 
     /** An RC queue pair left in RESET (4 sends and receives of one SGE), its CQ and a 4 KiB region, on a context of its own. */
-    private static final class ResetQp implements AutoCloseable {
-        final DeviceContext ctx;
-        final ProtectionDomain pd;
-        final CompletionQueue cq;
-        final QueuePair qp;
-        final MemoryRegion mr;
-
-        ResetQp(String device) {
-            ctx = Rdma.open(device);
-            pd = ctx.allocProtectionDomain();
-            cq = ctx.createCompletionQueue(16);
-            qp = pd.createQueuePair(new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(4).maxRecvWr(4).maxSendSge(1));
-            mr = pd.allocateMemory(4096, Access.LOCAL_WRITE);
+    private record ResetQp(DeviceContext ctx, ProtectionDomain pd, CompletionQueue cq, QueuePair qp, MemoryRegion mr)
+            implements AutoCloseable {
+        static ResetQp open(String device) {
+            DeviceContext ctx = Rdma.open(device);
+            ProtectionDomain pd = ctx.allocProtectionDomain();
+            CompletionQueue cq = ctx.createCompletionQueue(16);
+            return new ResetQp(ctx, pd, cq,
+                    pd.createQueuePair(new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(4).maxRecvWr(4).maxSendSge(1)),
+                    pd.allocateMemory(4096, Access.LOCAL_WRITE));
         }
 
         /** Request {@code i} of {@code s}: a signaled 8-byte SEND from the region. */
@@ -311,11 +307,11 @@ class CoreVerbsErrorsIT {
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void postingOnAResetQueuePair(String device) {
-        try (ResetQp q = new ResetQp(device); SendRequests s = SendRequests.allocate(2, 1);
+        try (ResetQp q = ResetQp.open(device); SendRequests s = SendRequests.allocate(2, 1);
                 ReceiveRequests r = ReceiveRequests.allocate(1, 1)) {
-            QueuePair qp = q.qp;
-            MemoryRegion mr = q.mr;
-            CompletionQueue cq = q.cq;
+            QueuePair qp = q.qp();
+            MemoryRegion mr = q.mr();
+            CompletionQueue cq = q.cq();
             assertEquals(QpState.RESET, qp.state());
             q.send(s, 0, 1);
             q.send(s, 1, 2);
@@ -375,9 +371,9 @@ class CoreVerbsErrorsIT {
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void aFailedPostDoesNotReportTheIndexOfAnEarlierFailure(String device) {
-        try (ResetQp q = new ResetQp(device); SendRequests s = SendRequests.allocate(2, 4)) {
-            QueuePair qp = q.qp;
-            MemoryRegion mr = q.mr;
+        try (ResetQp q = ResetQp.open(device); SendRequests s = SendRequests.allocate(2, 4)) {
+            QueuePair qp = q.qp();
+            MemoryRegion mr = q.mr();
             q.send(s, 0, 1);
             // request 1 has more SGEs than the QP's max_send_sge: the provider rejects it by name
             s.at(1).wrId(2).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(0, mr.address(), 8, mr.lkey())
