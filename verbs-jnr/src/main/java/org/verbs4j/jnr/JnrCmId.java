@@ -45,13 +45,14 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     JnrCmId(JnrConnectionManager mgr, CmIdState state, boolean fromRequest) {
         super(mgr);
+        describeForLeakReport("rdma_cm id 0x" + Long.toHexString(state.id)
+                + (state.portSpace == PortSpace.UDP ? ", UDP" : ""));
         this.mgr = mgr;
         this.cm = mgr.cm;
         this.state = state;
         this.id = state.id;
         this.fromRequest = fromRequest;
         this.datagram = new CmDatagram(this, state);
-        describeForLeakReport("rdma_cm id 0x" + Long.toHexString(id) + (ud() ? ", UDP" : ""));
     }
 
     @Override
