@@ -146,13 +146,13 @@ class CoreVerbsEventsIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void awaitEventReturnsTheQueueThatFired(String device) throws Exception {
         try (Messages m = new Messages(device, 4)) {
-            QpPair p = m.p;
             m.receiveNotified(1, false);
             m.send(0xA01, 0);
-            CompletionQueue fired = p.b.channel.awaitEvent(30, TimeUnit.SECONDS);
-            assertSame(p.b.cq, fired, "the event names B's CQ object");
-            assertEquals(0xB00, takeOne(p.b.cq).wrId());
-            expectSendOk(p);
+            QpPair.Side b = m.p.b;
+            CompletionQueue fired = b.channel.awaitEvent(30, TimeUnit.SECONDS);
+            assertSame(b.cq, fired, "the event names B's CQ object");
+            assertEquals(0xB00, takeOne(b.cq).wrId());
+            expectSendOk(m.p);
         }
     }
 
