@@ -107,23 +107,6 @@ class CoreVerbsOpcodesIT {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void rdmaWrite(String device) {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            byte[] data = pattern(5000, 3);
-            p.a.mr.putBytes(0, data);
-            p.b.mr.fill(0, 12000, (byte) 0x55);
-            s.at(0).wrId(0xA2).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.a.mr.address(), 5000, p.a.mr.lkey())
-                    .rdma(p.b.mr.address() + 7000, p.b.mr.rkey());
-            p.a.qp.postSend(s);
-            expectOk(takeOne(p.a.cq), 0xA2, WcOpcode.RDMA_WRITE, 5000, p.a.qp, "write completion");
-            assertArrayEquals(data, p.b.mr.getBytes(7000, 5000), "written bytes (several MTUs)");
-            assertEquals(0x55, p.b.mr.getBytes(6999, 1)[0], "byte before the target untouched");
-            assertNoCompletion(p.b, "an RDMA write consumes no receive and completes nothing on the target");
-        }
-    }
-
     static Stream<Arguments> withImmediateData() {
         return QpPair.devices().stream().flatMap(d -> Stream.of(Arguments.of(d, Opcode.SEND_WITH_IMM),
                 Arguments.of(d, Opcode.RDMA_WRITE_WITH_IMM)));
@@ -163,21 +146,42 @@ class CoreVerbsOpcodesIT {
         }
     }
 
+    static Stream<Arguments> oneSided() {
+        return QpPair.devices().stream().flatMap(d -> Stream.of(Arguments.of(d, Opcode.RDMA_WRITE),
+                Arguments.of(d, Opcode.RDMA_READ)));
+    }
+
+    /**
+     * RDMA WRITE (5000 bytes, several MTUs, from A to B) and RDMA READ (3000 bytes of B's into A): the bytes
+     * land where the request says and nowhere else, and the target consumes no receive and completes nothing.
+     */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void rdmaRead(String device) {
+    @MethodSource("oneSided")
+    void oneSided(String device, Opcode op) {
+        boolean write = op == Opcode.RDMA_WRITE;
+        int length = write ? 5000 : 3000;
+        long localOffset = write ? 0 : 100;
+        long remoteOffset = write ? 7000 : 10000;
+        long wrId = write ? 0xA2 : 0xA4;
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            byte[] data = pattern(3000, 5);
-            p.b.mr.putBytes(10000, data);
-            p.a.mr.fill(0, 8192, (byte) 0);
+            QpPair.Side source = write ? p.a : p.b;
+            QpPair.Side sink = write ? p.b : p.a;
+            long sourceOffset = write ? localOffset : remoteOffset;
+            long sinkOffset = write ? remoteOffset : localOffset;
+            byte[] data = pattern(length, write ? 3 : 5);
+            source.mr.putBytes(sourceOffset, data);
+            sink.mr.fill(0, 16384, (byte) 0x55);
             // iWARP: the read response is an RDMA write into the sink, so its region needs REMOTE_WRITE
             // (the fixture's buffers have it)
-            s.at(0).wrId(0xA4).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(p.a.mr.address() + 100, 3000,
-                    p.a.mr.lkey()).rdma(p.b.mr.address() + 10000, p.b.mr.rkey());
+            s.at(0).wrId(wrId).opcode(op).flags(SendFlags.SIGNALED).sge(p.a.mr.address() + localOffset, length,
+                    p.a.mr.lkey()).rdma(p.b.mr.address() + remoteOffset, p.b.mr.rkey());
             p.a.qp.postSend(s);
-            expectOk(takeOne(p.a.cq), 0xA4, WcOpcode.RDMA_READ, 3000, p.a.qp, "read completion");
-            assertArrayEquals(data, p.a.mr.getBytes(100, 3000), "read bytes");
-            assertNoCompletion(p.b, "an RDMA read completes nothing on the target");
+            expectOk(takeOne(p.a.cq), wrId, write ? WcOpcode.RDMA_WRITE : WcOpcode.RDMA_READ, length, p.a.qp,
+                    "requester's completion");
+            assertArrayEquals(data, sink.mr.getBytes(sinkOffset, length), "transferred bytes");
+            assertEquals(0x55, sink.mr.getBytes(sinkOffset - 1, 1)[0], "byte before the target untouched");
+            assertEquals(0x55, sink.mr.getBytes(sinkOffset + length, 1)[0], "byte after the target untouched");
+            assertNoCompletion(p.b, "a one-sided operation completes nothing on the target");
         }
     }
 
