@@ -134,46 +134,33 @@ class CoreVerbsErrorsIT {
      * A remote access the responder refuses. rxe: REM_ACCESS_ERR at the requester. siw: what
      * {@link #expectIwarp} describes, with the status of the requester's completion and the responder's event.
      */
-    enum RemoteViolation {
-        INVALID_RKEY_ON_WRITE(0xE1, Opcode.RDMA_WRITE, 64, false, "RDMA write with an invalid rkey", WcStatus.SUCCESS, null),
-        INVALID_RKEY_ON_READ(0xE2, Opcode.RDMA_READ, 64, false, "RDMA read with an invalid rkey", WcStatus.WR_FLUSH_ERR,
-                AsyncEventType.QP_REQ_ERR),
-        WRITE_BEYOND_THE_END_OF_THE_REGION(0xE3, Opcode.RDMA_WRITE, 100, true, "RDMA write 90 bytes past the region's end",
-                WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
-
-        final long wrId;
-        final Opcode opcode;
-        final int length;
-        /** True: the right rkey, 10 bytes before the region's end; false: the region's start with a wrong rkey. */
-        final boolean nearTheEnd;
-        final String scenario;
-        final WcStatus iwarpStatus;
-        final AsyncEventType iwarpEvent;
-
-        RemoteViolation(long wrId, Opcode opcode, int length, boolean nearTheEnd, String scenario, WcStatus iwarpStatus,
-                AsyncEventType iwarpEvent) {
-            this.wrId = wrId;
-            this.opcode = opcode;
-            this.length = length;
-            this.nearTheEnd = nearTheEnd;
-            this.scenario = scenario;
-            this.iwarpStatus = iwarpStatus;
-            this.iwarpEvent = iwarpEvent;
+    record RemoteViolation(String scenario, long wrId, Opcode opcode, int length, boolean nearTheEnd,
+            WcStatus iwarpStatus, AsyncEventType iwarpEvent) {
+        @Override
+        public String toString() {
+            return scenario;
         }
     }
 
+    /** {@code nearTheEnd}: the right rkey, 10 bytes before the region's end; else the region's start with a wrong rkey. */
     static Stream<Arguments> remoteViolations() {
-        return QpPair.devices().stream().flatMap(d -> Stream.of(RemoteViolation.values()).map(v -> Arguments.of(d, v)));
+        return Lab.devicesWith(
+                new RemoteViolation("RDMA write with an invalid rkey", 0xE1, Opcode.RDMA_WRITE, 64, false, WcStatus.SUCCESS,
+                        null),
+                new RemoteViolation("RDMA read with an invalid rkey", 0xE2, Opcode.RDMA_READ, 64, false,
+                        WcStatus.WR_FLUSH_ERR, AsyncEventType.QP_REQ_ERR),
+                new RemoteViolation("RDMA write 90 bytes past the region's end", 0xE3, Opcode.RDMA_WRITE, 100, true,
+                        WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR));
     }
 
     @ParameterizedTest
     @MethodSource("remoteViolations")
     void remoteViolation(String device, RemoteViolation v) {
         try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1)) {
-            long remote = v.nearTheEnd ? p.b.mr.address() + p.b.mr.length() - 10 : p.b.mr.address();
-            int rkey = v.nearTheEnd ? p.b.mr.rkey() : p.b.mr.rkey() + 0x10000;
-            write(p, s, v.wrId, p.a.mr.address(), v.length, p.a.mr.lkey(), remote, rkey, v.opcode);
-            expectRemoteViolation(outcome(p, log, 1, v.scenario), p, log, v.wrId, v.iwarpStatus, v.iwarpEvent);
+            long remote = v.nearTheEnd() ? p.b.mr.address() + p.b.mr.length() - 10 : p.b.mr.address();
+            int rkey = v.nearTheEnd() ? p.b.mr.rkey() : p.b.mr.rkey() + 0x10000;
+            write(p, s, v.wrId(), p.a.mr.address(), v.length(), p.a.mr.lkey(), remote, rkey, v.opcode());
+            expectRemoteViolation(outcome(p, log, 1, v.scenario()), p, log, v.wrId(), v.iwarpStatus(), v.iwarpEvent());
         }
     }
 

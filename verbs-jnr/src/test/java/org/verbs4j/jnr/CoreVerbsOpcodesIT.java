@@ -74,10 +74,15 @@ class CoreVerbsOpcodesIT {
         qp.postReceive(r);
     }
 
-    /** Skips the test on a device without atomic operations. */
-    private static void assumeAtomics(QpPair p) {
+    /**
+     * The address of the 8 bytes at {@code offset} in B's region, set to {@code initial}, for an atomic
+     * operation; skips the test on a device without atomic operations.
+     */
+    private static long atomicTarget(QpPair p, long offset, long initial) {
         assumeTrue(p.attrs.supportsAtomics(), p.device + " has atomic_cap " + p.attrs.atomicCap().text()
                 + ": no atomic operations");
+        p.b.mr.putLong(offset, initial);
+        return p.b.mr.address() + offset;
     }
 
     private static void assertNoCompletion(QpPair.Side s, String why) {
@@ -107,80 +112,77 @@ class CoreVerbsOpcodesIT {
         }
     }
 
-    static Stream<Arguments> withImmediateData() {
-        return QpPair.devices().stream().flatMap(d -> Stream.of(Arguments.of(d, Opcode.SEND_WITH_IMM),
-                Arguments.of(d, Opcode.RDMA_WRITE_WITH_IMM)));
+    /**
+     * A message with immediate data: SEND_WITH_IMM lands in the receive's buffer; RDMA_WRITE_WITH_IMM where the
+     * write says, and consumes a receive (a small one: its buffer is not used) for the immediate data.
+     */
+    record WithImm(Opcode op, int length, long landing, long receiveOffset, int receiveLength, WcOpcode sent,
+            WcOpcode received) {
     }
 
-    /**
-     * SEND_WITH_IMM lands in the receive's buffer; RDMA_WRITE_WITH_IMM where the write says, and consumes a
-     * receive (a small one: its buffer is not used) for the immediate data.
-     */
+    static Stream<Arguments> withImmediateData() {
+        return Lab.devicesWith(new WithImm(Opcode.SEND_WITH_IMM, 300, 512, 512, 1024, WcOpcode.SEND, WcOpcode.RECV),
+                new WithImm(Opcode.RDMA_WRITE_WITH_IMM, 2000, 4096, 0, 16, WcOpcode.RDMA_WRITE,
+                        WcOpcode.RECV_RDMA_WITH_IMM));
+    }
+
     @ParameterizedTest
     @MethodSource("withImmediateData")
-    void withImmediateData(String device, Opcode op) {
-        boolean write = op == Opcode.RDMA_WRITE_WITH_IMM;
-        int length = write ? 2000 : 300;
-        long wrId = write ? 0xA3 : 0xA1;
-        long recvId = write ? 0xB3 : 0xB1;
-        long landing = write ? 4096 : 512;
+    void withImmediateData(String device, WithImm c) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
-            byte[] data = pattern(length, write ? 4 : 2);
+            byte[] data = pattern(c.length(), c.op().value());
             p.a.mr.putBytes(0, data);
-            postReceive(p.b.qp, r, recvId, p.b.mr, write ? 0 : landing, write ? 16 : 1024);
-            s.at(0).wrId(wrId).opcode(op).flags(SendFlags.SIGNALED).immData(IMM).sge(p.a.mr.address(), length, p.a.mr.lkey());
-            if (write) {
-                s.at(0).rdma(p.b.mr.address() + landing, p.b.mr.rkey());
+            postReceive(p.b.qp, r, 0xB1, p.b.mr, c.receiveOffset(), c.receiveLength());
+            s.at(0).wrId(0xA1).opcode(c.op()).flags(SendFlags.SIGNALED).immData(IMM)
+                    .sge(p.a.mr.address(), c.length(), p.a.mr.lkey());
+            if (c.op() == Opcode.RDMA_WRITE_WITH_IMM) {
+                s.at(0).rdma(p.b.mr.address() + c.landing(), p.b.mr.rkey());
             }
-            postNeedingImm(p, s, op.name());
-            expectOk(takeOne(p.a.cq), wrId, write ? WcOpcode.RDMA_WRITE : WcOpcode.SEND, length, p.a.qp,
-                    "sender's completion");
+            postNeedingImm(p, s, c.op().name());
+            expectOk(takeOne(p.a.cq), 0xA1, c.sent(), c.length(), p.a.qp, "sender's completion");
             Wc recv = takeOne(p.b.cq);
             // byte_len of RECV_RDMA_WITH_IMM is the length of the write, not of the receive's buffer
-            expectOk(recv, recvId, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, length, p.b.qp,
-                    "receive completion");
+            expectOk(recv, 0xB1, c.received(), c.length(), p.b.qp, "receive completion");
             assertTrue(recv.hasImm(), "WITH_IMM flag: " + recv);
             assertEquals(IMM, recv.imm(), "imm_data in host order: " + recv);
-            assertArrayEquals(data, p.b.mr.getBytes(landing, length), "received bytes");
+            assertArrayEquals(data, p.b.mr.getBytes(c.landing(), c.length()), "received bytes");
         }
     }
 
+    /** RDMA WRITE (A's bytes at {@code localOffset} to B's at {@code remoteOffset}) or READ (the other way). */
+    record OneSided(Opcode op, int length, long localOffset, long remoteOffset, WcOpcode completion) {
+    }
+
     static Stream<Arguments> oneSided() {
-        return QpPair.devices().stream().flatMap(d -> Stream.of(Arguments.of(d, Opcode.RDMA_WRITE),
-                Arguments.of(d, Opcode.RDMA_READ)));
+        return Lab.devicesWith(new OneSided(Opcode.RDMA_WRITE, 5000, 0, 7000, WcOpcode.RDMA_WRITE),
+                new OneSided(Opcode.RDMA_READ, 3000, 100, 10000, WcOpcode.RDMA_READ));
     }
 
     /**
-     * RDMA WRITE (5000 bytes, several MTUs, from A to B) and RDMA READ (3000 bytes of B's into A): the bytes
-     * land where the request says and nowhere else, and the target consumes no receive and completes nothing.
+     * The bytes land where the request says and nowhere else (5000 written: several MTUs), and the target
+     * consumes no receive and completes nothing.
      */
     @ParameterizedTest
     @MethodSource("oneSided")
-    void oneSided(String device, Opcode op) {
-        boolean write = op == Opcode.RDMA_WRITE;
-        int length = write ? 5000 : 3000;
-        long localOffset = write ? 0 : 100;
-        long remoteOffset = write ? 7000 : 10000;
-        long wrId = write ? 0xA2 : 0xA4;
+    void oneSided(String device, OneSided c) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
+            boolean write = c.op() == Opcode.RDMA_WRITE;
             QpPair.Side source = write ? p.a : p.b;
             QpPair.Side sink = write ? p.b : p.a;
-            long sourceOffset = write ? localOffset : remoteOffset;
-            long sinkOffset = write ? remoteOffset : localOffset;
-            byte[] data = pattern(length, write ? 3 : 5);
-            source.mr.putBytes(sourceOffset, data);
+            long sinkOffset = write ? c.remoteOffset() : c.localOffset();
+            byte[] data = pattern(c.length(), c.op().value() + 3);
+            source.mr.putBytes(write ? c.localOffset() : c.remoteOffset(), data);
             sink.mr.fill(0, 16384, (byte) 0x55);
             // iWARP: the read response is an RDMA write into the sink, so its region needs REMOTE_WRITE
             // (the fixture's buffers have it)
-            s.at(0).wrId(wrId).opcode(op).flags(SendFlags.SIGNALED).sge(p.a.mr.address() + localOffset, length,
-                    p.a.mr.lkey()).rdma(p.b.mr.address() + remoteOffset, p.b.mr.rkey());
+            s.at(0).wrId(0xA2).opcode(c.op()).flags(SendFlags.SIGNALED).sge(p.a.mr.address() + c.localOffset(),
+                    c.length(), p.a.mr.lkey()).rdma(p.b.mr.address() + c.remoteOffset(), p.b.mr.rkey());
             p.a.qp.postSend(s);
-            expectOk(takeOne(p.a.cq), wrId, write ? WcOpcode.RDMA_WRITE : WcOpcode.RDMA_READ, length, p.a.qp,
-                    "requester's completion");
-            assertArrayEquals(data, sink.mr.getBytes(sinkOffset, length), "transferred bytes");
+            expectOk(takeOne(p.a.cq), 0xA2, c.completion(), c.length(), p.a.qp, "requester's completion");
+            assertArrayEquals(data, sink.mr.getBytes(sinkOffset, c.length()), "transferred bytes");
             assertEquals(0x55, sink.mr.getBytes(sinkOffset - 1, 1)[0], "byte before the target untouched");
-            assertEquals(0x55, sink.mr.getBytes(sinkOffset + length, 1)[0], "byte after the target untouched");
+            assertEquals(0x55, sink.mr.getBytes(sinkOffset + c.length(), 1)[0], "byte after the target untouched");
             assertNoCompletion(p.b, "a one-sided operation completes nothing on the target");
         }
     }
@@ -189,9 +191,7 @@ class CoreVerbsOpcodesIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void atomicCompareAndSwap(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            assumeAtomics(p);
-            long remote = p.b.mr.address() + 4096;
-            p.b.mr.putLong(4096, 42L);
+            long remote = atomicTarget(p, 4096, 42L);
             p.a.mr.putLong(0, -1L);
             // compare 42 (equal): swaps in 0x1122334455667788 and returns 42
             s.at(0).wrId(0xA5).opcode(Opcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
@@ -213,9 +213,7 @@ class CoreVerbsOpcodesIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void atomicFetchAndAdd(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            assumeAtomics(p);
-            long remote = p.b.mr.address() + 8;
-            p.b.mr.putLong(8, 1000L);
+            long remote = atomicTarget(p, 8, 1000L);
             for (int i = 0; i < 3; i++) {
                 s.at(0).wrId(0xA7 + i).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
                         .sge(p.a.mr.address() + 64 + i * 8, 8, p.a.mr.lkey()).atomic(remote, p.b.mr.rkey(), 5L, 0L);
