@@ -27,7 +27,7 @@ final class JnrAddressHandle extends AbstractResource implements AddressHandle {
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_ah(ah);
+        int rc = (int) JnrBackend.lib().destroyAh.call(ah);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_ah", rc, toString());
         }

@@ -16,8 +16,8 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
     private final JnrDeviceContext context;
     private final long channel;
     private final int fd;
-    /** pollfd (8 bytes), then ibv_get_cq_event's two out-pointers: the event path allocates nothing. */
-    private final long scratch = RawMemory.allocate(24);
+    /** A pollfd, then ibv_get_cq_event's two out-pointers: the event path allocates nothing. */
+    private final long scratch = RawMemory.allocate(LibcLayout.POLLFD_SIZE + 2L * RawMemory.ADDRESS_SIZE);
     /** The CQs that report to this channel (few; copied on change, scanned per event without boxing). */
     private volatile JnrCompletionQueue[] attached = new JnrCompletionQueue[0];
 
@@ -41,7 +41,7 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_comp_channel(channel);
+        int rc = (int) JnrBackend.lib().destroyCompChannel.call(channel);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_comp_channel", rc, toString());
         }
@@ -79,14 +79,14 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
             }
             checkOpen();
         }
-        long out = scratch + 8;
-        int rc = JnrBackend.lib().ibv_get_cq_event(channel, out, out + 8);
+        long out = scratch + LibcLayout.POLLFD_SIZE;
+        int rc = (int) JnrBackend.lib().getCqEvent.call(channel, out, out + RawMemory.ADDRESS_SIZE);
         if (rc != 0) {
             throw new VerbsException("ibv_get_cq_event", JnrBackend.lastErrno(), toString());
         }
         long cq = RawMemory.getAddress(out);
         // ack at once: ibv_destroy_cq waits for every event to be acknowledged
-        JnrBackend.lib().ibv_ack_cq_events(cq, 1);
+        JnrBackend.lib().ackCqEvents.call(cq, 1);
         for (JnrCompletionQueue q : attached) {
             if (q.nativeAddress() == cq) {
                 return q;

@@ -55,7 +55,7 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_cq(cq);
+        int rc = (int) JnrBackend.lib().destroyCq.call(cq);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_cq", rc, toString());
         }
@@ -119,7 +119,7 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
         if (entries < 1) {
             throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
         }
-        int rc = JnrBackend.lib().ibv_resize_cq(cq, entries);
+        int rc = (int) JnrBackend.lib().resizeCq.call(cq, entries);
         if (rc != 0) {
             throw new VerbsException("ibv_resize_cq", rc, toString() + " to " + entries + " entries");
         }

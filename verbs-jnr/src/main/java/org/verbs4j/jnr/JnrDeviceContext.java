@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.AsyncEvent;
@@ -39,9 +40,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     /** Native CQ / QP / SRQ address to its Java object, for completion and async events. */
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
     private volatile AsyncEventListener asyncListener;
-    private Thread asyncThread;
-    /** Wakes the async event thread, blocked in poll(2) with no time-out, when it is to stop. */
-    private int asyncWakeFd = -1;
+    /** Delivers the async events while a listener is set. */
+    private PollThread asyncThread;
     /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
     private final long queryPortFn;
 
@@ -100,7 +100,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         if (!owned) {
             return;
         }
-        int rc = JnrBackend.lib().ibv_close_device(ctx);
+        int rc = (int) JnrBackend.lib().closeDevice.call(ctx);
         if (rc != 0) {
             throw new VerbsException("ibv_close_device", JnrBackend.lastErrno(), device.name());
         }
@@ -114,21 +114,22 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     @Override
     public ProtectionDomain allocProtectionDomain() {
         checkOpen();
-        long pd = JnrBackend.lib().ibv_alloc_pd(ctx);
-        if (pd == 0) {
-            throw new VerbsException("ibv_alloc_pd", JnrBackend.lastErrno(), device.name());
+        return new JnrProtectionDomain(this, created(JnrBackend.lib().allocPd.call(ctx), "ibv_alloc_pd", device.name()));
+    }
+
+    /** {@code handle}, the result of a create verb, or the exception naming {@code verb} and errno when it is NULL. */
+    private static long created(long handle, String verb, String detail) {
+        if (handle == 0) {
+            throw new VerbsException(verb, JnrBackend.lastErrno(), detail);
         }
-        return new JnrProtectionDomain(this, pd);
+        return handle;
     }
 
     @Override
     public CompletionChannel createCompletionChannel() {
         checkOpen();
-        long ch = JnrBackend.lib().ibv_create_comp_channel(ctx);
-        if (ch == 0) {
-            throw new VerbsException("ibv_create_comp_channel", JnrBackend.lastErrno(), device.name());
-        }
-        return new JnrCompletionChannel(this, ch);
+        return new JnrCompletionChannel(this, created(JnrBackend.lib().createCompChannel.call(ctx),
+                "ibv_create_comp_channel", device.name()));
     }
 
     @Override
@@ -144,11 +145,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
             }
             ch = (JnrCompletionChannel) channel;
         }
-        long cq = JnrBackend.lib().ibv_create_cq(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector);
-        if (cq == 0) {
-            throw new VerbsException("ibv_create_cq", JnrBackend.lastErrno(), device.name() + ", " + entries
-                    + " entries, comp_vector " + compVector);
-        }
+        long cq = created(JnrBackend.lib().createCq.call(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector),
+                "ibv_create_cq", device.name() + ", " + entries + " entries, comp_vector " + compVector);
         return new JnrCompletionQueue(this, ch, cq);
     }
 
@@ -165,71 +163,40 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         if (listener == null) {
             stopAsyncThread();
         } else if (asyncThread == null) {
-            int wake = LibC.eventFd();
-            asyncWakeFd = wake;
-            asyncThread = new Thread(() -> deliverAsyncEvents(wake), "verbs4j-async-" + device.name());
-            asyncThread.setDaemon(true);
-            asyncThread.start();
+            asyncThread = new PollThread("verbs4j-async-" + device.name(), RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD),
+                    Layout.ASYNC_EVENT_SIZE, this::deliverAsyncEvent,
+                    t -> LOG.warn("async event thread of {} failed; no more async events", device.name(), t));
         }
     }
 
     private synchronized void stopAsyncThread() {
-        Thread t = asyncThread;
-        int wake = asyncWakeFd;
+        PollThread t = asyncThread;
         asyncThread = null;
-        asyncWakeFd = -1;
         asyncListener = null;
         if (t == null) {
             return;
         }
-        LibC.signal(wake);
-        if (t != Thread.currentThread()) {
-            try {
-                t.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (!t.isAlive() || t == Thread.currentThread()) {
-            // the thread only polls it, and is gone (or is this thread, leaving its loop on return)
-            LibC.close(wake);
-        } else {
+        if (!t.stop(2000)) {
             LOG.warn("async event thread of {} did not stop; leaking its wake-up descriptor", device.name());
         }
     }
 
-    /**
-     * The async event thread: sleeps in poll(2) until an event or {@link #stopAsyncThread()} wakes it. No
-     * time-out: periodic wake-ups would take CPU from a busy-polling data path for nothing.
-     */
-    private void deliverAsyncEvents(int wakeFd) {
-        int fd = RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD);
-        long ev = RawMemory.allocate(Layout.ASYNC_EVENT_SIZE);
-        long pollfds = RawMemory.allocate(16);
+    /** On the async event thread, when the async fd is readable: one event (read into {@code ev}) to the listener, then its ack. */
+    private void deliverAsyncEvent(long ev) {
+        if (asyncListener == null || JnrBackend.lib().getAsyncEvent.call(ctx, ev) != 0) {
+            return;
+        }
         try {
-            while (asyncListener != null && !isClosed()) {
-                if (LibC.awaitEither(pollfds, fd, wakeFd) != 1 || asyncListener == null) {
-                    continue;
-                }
-                if (JnrBackend.lib().ibv_get_async_event(ctx, ev) != 0) {
-                    continue;
-                }
-                try {
-                    AsyncEvent event = toEvent(ev);
-                    AsyncEventListener l = asyncListener;
-                    if (l != null) {
-                        l.onEvent(event);
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("async event listener of {} failed", device.name(), e);
-                } finally {
-                    // destroying a QP/CQ/SRQ waits until its events are acknowledged
-                    JnrBackend.lib().ibv_ack_async_event(ev);
-                }
+            AsyncEvent event = toEvent(ev);
+            AsyncEventListener l = asyncListener;
+            if (l != null) {
+                l.onEvent(event);
             }
+        } catch (RuntimeException e) {
+            LOG.warn("async event listener of {} failed", device.name(), e);
         } finally {
-            RawMemory.free(ev);
-            RawMemory.free(pollfds);
+            // destroying a QP/CQ/SRQ waits until its events are acknowledged
+            JnrBackend.lib().ackAsyncEvent.call(ev);
         }
     }
 
@@ -269,7 +236,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         checkOpen();
         long a = RawMemory.allocate(Layout.DEVICE_ATTR_SIZE);
         try {
-            int rc = JnrBackend.lib().ibv_query_device(ctx, a);
+            int rc = (int) JnrBackend.lib().queryDevice.call(ctx, a);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_device", rc, device.name());
             }
@@ -330,7 +297,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
                 rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_PORT, queryPortFn, ctx, port, a,
                         Layout.PORT_ATTR_SIZE);
             } else {
-                rc = JnrBackend.lib().ibv_query_port(ctx, port, a);
+                rc = (int) JnrBackend.lib().queryPortCompat.call(ctx, port, a);
             }
             if (rc != 0) {
                 throw new VerbsException("ibv_query_port", rc, device.name() + " port " + port,
@@ -372,20 +339,28 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public Gid queryGid(int port, int index) {
-        checkOpen();
-        checkPortRange(port);
-        long g = RawMemory.allocate(Gid.SIZE);
-        try {
-            int rc = JnrBackend.lib().ibv_query_gid(ctx, port, index, g);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_gid", JnrBackend.lastErrno(),
-                        device.name() + " port " + port + " index " + index);
-            }
+        return queryEntry("ibv_query_gid", JnrBackend.lib().queryGid, port, index, Gid.SIZE, g -> {
             byte[] raw = new byte[Gid.SIZE];
             RawMemory.copyToArray(g, raw, 0, Gid.SIZE);
             return Gid.of(raw);
+        });
+    }
+
+    /**
+     * {@code verb(ctx, port, index, out)} (ibv_query_gid, ibv_query_pkey) into {@code bytes} of scratch memory,
+     * read by {@code read} before it is freed; fails naming the verb, errno, port and index.
+     */
+    private <T> T queryEntry(String verb, NativeFunction fn, int port, int index, int bytes, LongFunction<T> read) {
+        checkOpen();
+        checkPortRange(port);
+        long out = RawMemory.allocate(bytes);
+        try {
+            if (fn.call(ctx, port, index, out) != 0) {
+                throw new VerbsException(verb, JnrBackend.lastErrno(), device.name() + " port " + port + " index " + index);
+            }
+            return read.apply(out);
         } finally {
-            RawMemory.free(g);
+            RawMemory.free(out);
         }
     }
 
@@ -395,7 +370,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         checkPortRange(port);
         long e = RawMemory.allocate(Layout.GID_ENTRY_SIZE);
         try {
-            int rc = JnrBackend.lib()._ibv_query_gid_ex(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
+            int rc = (int) JnrBackend.lib().queryGidEx.call(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_gid_ex", rc, device.name() + " port " + port + " index " + index,
                         rc == Errno.ENODATA ? "That GID table slot is empty; list the valid ones with queryGidTable() "
@@ -427,7 +402,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         }
         long t = RawMemory.allocate((long) max * Layout.GID_ENTRY_SIZE);
         try {
-            long n = JnrBackend.lib()._ibv_query_gid_table(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
+            long n = JnrBackend.lib().queryGidTable.call(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
             if (n < 0) {
                 throw new VerbsException("ibv_query_gid_table", (int) -n, device.name());
             }
@@ -443,19 +418,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public int queryPkey(int port, int index) {
-        checkOpen();
-        checkPortRange(port);
-        long p = RawMemory.allocate(2);
-        try {
-            int rc = JnrBackend.lib().ibv_query_pkey(ctx, port, index, p);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_pkey", JnrBackend.lastErrno(),
-                        device.name() + " port " + port + " index " + index);
-            }
-            return Short.reverseBytes(RawMemory.getShort(p)) & 0xffff; // __be16
-        } finally {
-            RawMemory.free(p);
-        }
+        return queryEntry("ibv_query_pkey", JnrBackend.lib().queryPkey, port, index, 2,
+                p -> Short.reverseBytes(RawMemory.getShort(p)) & 0xffff); // __be16
     }
 
     @Override

@@ -43,7 +43,7 @@ final class JnrMemoryRegion extends AbstractResource implements MemoryRegion {
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_dereg_mr(mr);
+        int rc = (int) JnrBackend.lib().deregMr.call(mr);
         if (rc != 0) {
             throw new VerbsException("ibv_dereg_mr", rc, toString());
         }

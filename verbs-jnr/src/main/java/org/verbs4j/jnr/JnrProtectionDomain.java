@@ -43,7 +43,7 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_dealloc_pd(pd);
+        int rc = (int) JnrBackend.lib().deallocPd.call(pd);
         if (rc != 0) {
             throw new VerbsException("ibv_dealloc_pd", rc, toString());
         }
@@ -95,7 +95,7 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
         if (length <= 0) {
             throw new IllegalArgumentException("cannot register " + length + " bytes");
         }
-        long mr = JnrBackend.lib().ibv_reg_mr(pd, address, length, access);
+        long mr = JnrBackend.lib().regMr.call(pd, address, length, access);
         if (mr == 0) {
             int errno = JnrBackend.lastErrno();
             throw new VerbsException("ibv_reg_mr", errno, length + " bytes at 0x" + Long.toHexString(address)
@@ -122,7 +122,7 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
         long attr = RawMemory.allocate(Layout.AH_ATTR_SIZE);
         try {
             JnrQueuePair.writeAhAttr(attr, av);
-            long ah = JnrBackend.lib().ibv_create_ah(pd, attr);
+            long ah = JnrBackend.lib().createAh.call(pd, attr);
             if (ah == 0) {
                 int errno = JnrBackend.lastErrno();
                 throw new VerbsException("ibv_create_ah", errno, av.toString(), errno == Errno.EINVAL

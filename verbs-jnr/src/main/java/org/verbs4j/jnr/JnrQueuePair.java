@@ -35,6 +35,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     private final JnrCompletionQueue sendCq;
     private final JnrCompletionQueue recvCq;
     private final JnrSharedReceiveQueue srq;
+    /** The rdma_cm id this QP was made on (which destroys it), or null. */
+    private final JnrCmId cmId;
     private final QpCapabilities capabilities;
     private final long postSendFn;
     private final long postRecvFn;
@@ -51,13 +53,15 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     }
 
     private JnrQueuePair(JnrProtectionDomain pd, long qp, QpType type, JnrCompletionQueue sendCq,
-            JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq, QpCapabilities capabilities) {
+            JnrCompletionQueue recvCq, JnrSharedReceiveQueue srq, JnrCmId cmId, QpCapabilities capabilities) {
         super(pd);
         dependOn(sendCq);
         if (recvCq != sendCq) {
             dependOn(recvCq);
         }
         dependOn(srq);
+        dependOn(cmId);
+        this.cmId = cmId;
         this.pd = pd;
         this.qp = qp;
         this.qpNumber = RawMemory.getInt(qp + Layout.QP_QP_NUM);
@@ -87,11 +91,11 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
         try {
             writeInitAttr(attr, a, sendCq, recvCq, srq);
-            long qp = JnrBackend.lib().ibv_create_qp(pd.address(), attr);
+            long qp = JnrBackend.lib().createQp.call(pd.address(), attr);
             if (qp == 0) {
                 throw createFailure("ibv_create_qp", JnrBackend.lastErrno(), pd, a);
             }
-            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, readCaps(attr));
+            return new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, null, readCaps(attr));
         } finally {
             RawMemory.free(attr);
         }
@@ -99,9 +103,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     /**
      * {@code rdma_create_qp}: a QP bound to an rdma_cm id, which the connection manager then moves through
-     * its states on connect / accept. {@code pd} must be on the id's device context.
+     * its states on connect / accept. {@code pd} must be on the id's device context. The QP depends on the
+     * id (which closes it first), and its {@link #close()} goes through {@link JnrCmId#destroyQp}.
      */
-    static JnrQueuePair createOnCmId(JnrProtectionDomain pd, QpInitAttributes a, long cmId) {
+    static JnrQueuePair createOnCmId(JnrProtectionDomain pd, QpInitAttributes a, JnrCmId cmId) {
         JnrCompletionQueue sendCq = cast(a.sendCq(), pd);
         JnrCompletionQueue recvCq = cast(a.recvCq(), pd);
         JnrSharedReceiveQueue srq = a.srq() == null ? null : (JnrSharedReceiveQueue) a.srq();
@@ -109,11 +114,11 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         try {
             writeInitAttr(attr, a, sendCq, recvCq, srq);
             LibRdmacm cm = LibRdmacm.get();
-            if (cm.createQp.call(cmId, pd.address(), attr) != 0) {
+            if (cm.createQp.call(cmId.id, pd.address(), attr) != 0) {
                 throw createFailure("rdma_create_qp", NativeFunction.errno(), pd, a);
             }
-            long qp = RawMemory.getAddress(cmId + LibRdmacm.ID_QP);
-            JnrQueuePair q = new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, readCaps(attr));
+            long qp = RawMemory.getAddress(cmId.id + RdmacmLayout.ID_QP);
+            JnrQueuePair q = new JnrQueuePair(pd, qp, a.type(), sendCq, recvCq, srq, cmId, readCaps(attr));
             q.lastState = QpState.INIT;
             return q;
         } finally {
@@ -131,22 +136,30 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         RawMemory.putAddress(attr + Layout.QIA_SEND_CQ, sendCq.address());
         RawMemory.putAddress(attr + Layout.QIA_RECV_CQ, recvCq.address());
         RawMemory.putAddress(attr + Layout.QIA_SRQ, srq == null ? 0 : srq.address());
-        long cap = attr + Layout.QIA_CAP;
-        RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, a.maxSendWr());
-        RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, srq == null ? a.maxRecvWr() : 0);
-        RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, a.maxSendSge());
-        RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, srq == null ? a.maxRecvSge() : 0);
-        RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, a.maxInlineData());
+        writeCap(attr + Layout.QIA_CAP, new QpCapabilities(a.maxSendWr(), srq == null ? a.maxRecvWr() : 0,
+                a.maxSendSge(), srq == null ? a.maxRecvSge() : 0, a.maxInlineData()));
         RawMemory.putInt(attr + Layout.QIA_QP_TYPE, a.type().value());
         RawMemory.putInt(attr + Layout.QIA_SQ_SIG_ALL, a.signalAll() ? 1 : 0);
     }
 
     /** ibv_create_qp writes the sizes the device gave back into the init attributes. */
     private static QpCapabilities readCaps(long attr) {
-        long cap = attr + Layout.QIA_CAP;
+        return readCap(attr + Layout.QIA_CAP);
+    }
+
+    /** A {@code struct ibv_qp_cap} (in the init attributes, or in {@code ibv_qp_attr}). */
+    private static QpCapabilities readCap(long cap) {
         return new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
                 RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
                 RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA));
+    }
+
+    private static void writeCap(long cap, QpCapabilities c) {
+        RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, c.maxSendWr());
+        RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, c.maxRecvWr());
+        RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, c.maxSendSge());
+        RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, c.maxRecvSge());
+        RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, c.maxInlineData());
     }
 
     private static VerbsException createFailure(String verb, int errno, JnrProtectionDomain pd, QpInitAttributes a) {
@@ -180,7 +193,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_qp(qp);
+        int rc = cmId == null ? (int) JnrBackend.lib().destroyQp.call(qp) : cmId.destroyQp(qp);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_qp", rc, toString());
         }
@@ -229,7 +242,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE);
         try {
             write(attr, a);
-            int rc = JnrBackend.lib().ibv_modify_qp(qp, attr, a.mask());
+            int rc = (int) JnrBackend.lib().modifyQp.call(qp, attr, a.mask());
             if (rc != 0) {
                 String hint = modifyHint(rc, a);
                 String detail = toString() + " " + lastState + " -> " + a;
@@ -280,25 +293,30 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         RawMemory.putInt(attr + Layout.QA_DEST_QP_NUM, a.destQpNum());
         RawMemory.putInt(attr + Layout.QA_QP_ACCESS_FLAGS, a.accessFlags());
         if ((m & QpAttrMask.CAP) != 0 && a.capabilities() != null) {
-            QpCapabilities c = a.capabilities();
-            long cap = attr + Layout.QA_CAP;
-            RawMemory.putInt(cap + Layout.QC_MAX_SEND_WR, c.maxSendWr());
-            RawMemory.putInt(cap + Layout.QC_MAX_RECV_WR, c.maxRecvWr());
-            RawMemory.putInt(cap + Layout.QC_MAX_SEND_SGE, c.maxSendSge());
-            RawMemory.putInt(cap + Layout.QC_MAX_RECV_SGE, c.maxRecvSge());
-            RawMemory.putInt(cap + Layout.QC_MAX_INLINE_DATA, c.maxInlineData());
+            writeCap(attr + Layout.QA_CAP, a.capabilities());
         }
         if ((m & QpAttrMask.AV) != 0 && a.addressVector() != null) {
             writeAhAttr(attr + Layout.QA_AH_ATTR, a.addressVector());
         }
         RawMemory.putShort(attr + Layout.QA_PKEY_INDEX, (short) a.pkeyIndex());
-        RawMemory.putByte(attr + Layout.QA_MAX_RD_ATOMIC, (byte) a.maxRdAtomic());
-        RawMemory.putByte(attr + Layout.QA_MAX_DEST_RD_ATOMIC, (byte) a.maxDestRdAtomic());
-        RawMemory.putByte(attr + Layout.QA_MIN_RNR_TIMER, (byte) a.minRnrTimer());
-        RawMemory.putByte(attr + Layout.QA_PORT_NUM, (byte) a.port());
-        RawMemory.putByte(attr + Layout.QA_TIMEOUT, (byte) a.timeout());
-        RawMemory.putByte(attr + Layout.QA_RETRY_CNT, (byte) a.retryCount());
-        RawMemory.putByte(attr + Layout.QA_RNR_RETRY, (byte) a.rnrRetry());
+        putBytes(attr, QA_BYTES, a.maxRdAtomic(), a.maxDestRdAtomic(), a.minRnrTimer(), a.port(), a.timeout(),
+                a.retryCount(), a.rnrRetry());
+    }
+
+    /** The one-byte fields of {@code ibv_qp_attr} that {@link #write} sets, in its order. */
+    private static final int[] QA_BYTES = {Layout.QA_MAX_RD_ATOMIC, Layout.QA_MAX_DEST_RD_ATOMIC, Layout.QA_MIN_RNR_TIMER,
+        Layout.QA_PORT_NUM, Layout.QA_TIMEOUT, Layout.QA_RETRY_CNT, Layout.QA_RNR_RETRY};
+    /** The one-byte fields of {@code ibv_ah_attr} that {@link #writeAhAttr} sets, in its order. */
+    private static final int[] AA_BYTES = {Layout.AA_SL, Layout.AA_SRC_PATH_BITS, Layout.AA_STATIC_RATE,
+        Layout.AA_IS_GLOBAL, Layout.AA_PORT_NUM};
+    /** The one-byte fields of {@code ibv_global_route} that {@link #writeAhAttr} sets, in its order. */
+    private static final int[] GR_BYTES = {Layout.GR_SGID_INDEX, Layout.GR_HOP_LIMIT, Layout.GR_TRAFFIC_CLASS};
+
+    /** The low byte of each of {@code values} at {@code base} + the offset of the same index. */
+    private static void putBytes(long base, int[] offsets, int... values) {
+        for (int i = 0; i < offsets.length; i++) {
+            RawMemory.putByte(base + offsets[i], (byte) values[i]);
+        }
     }
 
     static void writeAhAttr(long ah, AddressVector av) {
@@ -307,16 +325,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             long grh = ah + Layout.AA_GRH;
             RawMemory.copyFromArray(av.dgid().raw(), 0, Gid.SIZE, grh + Layout.GR_DGID);
             RawMemory.putInt(grh + Layout.GR_FLOW_LABEL, av.flowLabel());
-            RawMemory.putByte(grh + Layout.GR_SGID_INDEX, (byte) av.sgidIndex());
-            RawMemory.putByte(grh + Layout.GR_HOP_LIMIT, (byte) av.hopLimit());
-            RawMemory.putByte(grh + Layout.GR_TRAFFIC_CLASS, (byte) av.trafficClass());
+            putBytes(grh, GR_BYTES, av.sgidIndex(), av.hopLimit(), av.trafficClass());
         }
         RawMemory.putShort(ah + Layout.AA_DLID, (short) av.dlid());
-        RawMemory.putByte(ah + Layout.AA_SL, (byte) av.serviceLevel());
-        RawMemory.putByte(ah + Layout.AA_SRC_PATH_BITS, (byte) av.srcPathBits());
-        RawMemory.putByte(ah + Layout.AA_STATIC_RATE, (byte) av.staticRate());
-        RawMemory.putByte(ah + Layout.AA_IS_GLOBAL, (byte) (av.isGlobal() ? 1 : 0));
-        RawMemory.putByte(ah + Layout.AA_PORT_NUM, (byte) av.port());
+        putBytes(ah, AA_BYTES, av.serviceLevel(), av.srcPathBits(), av.staticRate(), av.isGlobal() ? 1 : 0, av.port());
     }
 
     static AddressVector readAhAttr(long ah) {
@@ -341,11 +353,10 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         checkOpen();
         long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE + Layout.QP_INIT_ATTR_SIZE);
         try {
-            int rc = JnrBackend.lib().ibv_query_qp(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
+            int rc = (int) JnrBackend.lib().queryQp.call(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_qp", rc, toString());
             }
-            long cap = attr + Layout.QA_CAP;
             QpAttributes a = new QpAttributes()
                     .state(QpState.of(RawMemory.getInt(attr + Layout.QA_QP_STATE)))
                     .currentState(QpState.of(RawMemory.getInt(attr + Layout.QA_CUR_QP_STATE)))
@@ -354,9 +365,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
                     .sqPsn(RawMemory.getInt(attr + Layout.QA_SQ_PSN))
                     .destQpNum(RawMemory.getInt(attr + Layout.QA_DEST_QP_NUM))
                     .accessFlags(RawMemory.getInt(attr + Layout.QA_QP_ACCESS_FLAGS))
-                    .capabilities(new QpCapabilities(RawMemory.getInt(cap + Layout.QC_MAX_SEND_WR),
-                            RawMemory.getInt(cap + Layout.QC_MAX_RECV_WR), RawMemory.getInt(cap + Layout.QC_MAX_SEND_SGE),
-                            RawMemory.getInt(cap + Layout.QC_MAX_RECV_SGE), RawMemory.getInt(cap + Layout.QC_MAX_INLINE_DATA)))
+                    .capabilities(readCap(attr + Layout.QA_CAP))
                     .addressVector(readAhAttr(attr + Layout.QA_AH_ATTR))
                     .pkeyIndex(RawMemory.getUShort(attr + Layout.QA_PKEY_INDEX))
                     .maxRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_RD_ATOMIC))

@@ -36,7 +36,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
             RawMemory.putInt(a + Layout.SA_MAX_WR, maxWr);
             RawMemory.putInt(a + Layout.SA_MAX_SGE, maxSge);
             RawMemory.putInt(a + Layout.SA_SRQ_LIMIT, limit);
-            long srq = JnrBackend.lib().ibv_create_srq(pd.address(), attr);
+            long srq = JnrBackend.lib().createSrq.call(pd.address(), attr);
             if (srq == 0) {
                 throw new VerbsException("ibv_create_srq", JnrBackend.lastErrno(),
                         "max_wr " + maxWr + ", max_sge " + maxSge + ", limit " + limit + " on "
@@ -60,7 +60,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
 
     @Override
     protected void destroy() {
-        int rc = JnrBackend.lib().ibv_destroy_srq(srq);
+        int rc = (int) JnrBackend.lib().destroySrq.call(srq);
         if (rc != 0) {
             throw new VerbsException("ibv_destroy_srq", rc, toString());
         }
@@ -90,7 +90,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
         long attr = RawMemory.allocate(Layout.SRQ_ATTR_SIZE);
         try {
             RawMemory.putInt(attr + Layout.SA_SRQ_LIMIT, limit);
-            int rc = JnrBackend.lib().ibv_modify_srq(srq, attr, IBV_SRQ_LIMIT);
+            int rc = (int) JnrBackend.lib().modifySrq.call(srq, attr, IBV_SRQ_LIMIT);
             if (rc != 0) {
                 throw new VerbsException("ibv_modify_srq", rc, toString() + " limit " + limit);
             }
@@ -104,7 +104,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
         checkOpen();
         long attr = RawMemory.allocate(Layout.SRQ_ATTR_SIZE);
         try {
-            int rc = JnrBackend.lib().ibv_query_srq(srq, attr);
+            int rc = (int) JnrBackend.lib().querySrq.call(srq, attr);
             if (rc != 0) {
                 throw new VerbsException("ibv_query_srq", rc, toString());
             }

@@ -14,9 +14,9 @@ import org.verbs4j.api.internal.RawMemory;
  * wakes a thread blocked in such a wait.
  */
 final class LibC {
-    private static final short POLLIN = 1;
-    private static final int EFD_CLOEXEC = 0x80000;
-    private static final int EFD_NONBLOCK = 0x800;
+    /** Bytes for the two {@code struct pollfd} of {@link #awaitEither}. */
+    static final int AWAIT_EITHER_BYTES = 2 * LibcLayout.POLLFD_SIZE;
+    private static final short POLLIN = (short) LibcLayout.POLLIN;
     private static final NativeFunction POLL;
     private static final NativeFunction ERRNO_LOCATION;
     private static final NativeFunction EVENTFD;
@@ -34,7 +34,7 @@ final class LibC {
 
     /** A new non-blocking, close-on-exec eventfd (counter 0): {@link #signal} makes it readable. */
     static int eventFd() {
-        int fd = (int) EVENTFD.call(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        int fd = (int) EVENTFD.call(0, LibcLayout.EFD_CLOEXEC | LibcLayout.EFD_NONBLOCK);
         if (fd < 0) {
             throw new org.verbs4j.api.VerbsException("eventfd", NativeFunction.errno(), "a wake-up descriptor",
                     "check the open-file limit (ulimit -n)");
@@ -65,12 +65,9 @@ final class LibC {
      * 0 after EINTR.
      */
     static int awaitEither(long pollfds, int fd, int wakeFd) {
-        RawMemory.putInt(pollfds, fd);
-        RawMemory.putShort(pollfds + 4, POLLIN);
-        RawMemory.putShort(pollfds + 6, (short) 0);
-        RawMemory.putInt(pollfds + 8, wakeFd);
-        RawMemory.putShort(pollfds + 12, POLLIN);
-        RawMemory.putShort(pollfds + 14, (short) 0);
+        long wake = pollfds + LibcLayout.POLLFD_SIZE;
+        watch(pollfds, fd);
+        watch(wake, wakeFd);
         int rc = (int) POLL.call(pollfds, 2, -1);
         if (rc < 0) {
             int errno = NativeFunction.errno();
@@ -79,10 +76,21 @@ final class LibC {
             }
             throw new org.verbs4j.api.VerbsException("poll", errno, "fds " + fd + ", " + wakeFd);
         }
-        if ((RawMemory.getShort(pollfds + 6) & POLLIN) != 0) {
+        if (readable(pollfds)) {
             return 1;
         }
-        return (RawMemory.getShort(pollfds + 14) & POLLIN) != 0 ? 2 : 0;
+        return readable(wake) ? 2 : 0;
+    }
+
+    /** Fills one {@code struct pollfd} to wait for {@code fd} to become readable. */
+    private static void watch(long pollfd, int fd) {
+        RawMemory.putInt(pollfd + LibcLayout.PFD_FD, fd);
+        RawMemory.putShort(pollfd + LibcLayout.PFD_EVENTS, POLLIN);
+        RawMemory.putShort(pollfd + LibcLayout.PFD_REVENTS, (short) 0);
+    }
+
+    private static boolean readable(long pollfd) {
+        return (RawMemory.getShort(pollfd + LibcLayout.PFD_REVENTS) & POLLIN) != 0;
     }
 
     /**
@@ -102,7 +110,7 @@ final class LibC {
      * EINTR counts as not readable yet.
      */
     static boolean awaitReadable(int fd, int timeoutMillis) {
-        long pfd = RawMemory.allocate(8);
+        long pfd = RawMemory.allocate(LibcLayout.POLLFD_SIZE);
         try {
             return awaitReadable(pfd, fd, timeoutMillis);
         } finally {
@@ -110,12 +118,9 @@ final class LibC {
         }
     }
 
-    /** Like {@link #awaitReadable(int, int)}, with the caller's 8 bytes for the {@code struct pollfd}: no allocation. */
+    /** Like {@link #awaitReadable(int, int)}, with the caller's {@code struct pollfd}: no allocation. */
     static boolean awaitReadable(long pollfd, int fd, int timeoutMillis) {
-        // struct pollfd { int fd; short events; short revents; }
-        RawMemory.putInt(pollfd, fd);
-        RawMemory.putShort(pollfd + 4, POLLIN);
-        RawMemory.putShort(pollfd + 6, (short) 0);
+        watch(pollfd, fd);
         int rc = (int) POLL.call(pollfd, 1, timeoutMillis);
         if (rc < 0) {
             int errno = NativeFunction.errno();
@@ -124,6 +129,6 @@ final class LibC {
             }
             throw new org.verbs4j.api.VerbsException("poll", errno, "fd " + fd);
         }
-        return rc > 0 && (RawMemory.getShort(pollfd + 6) & POLLIN) != 0;
+        return rc > 0 && readable(pollfd);
     }
 }

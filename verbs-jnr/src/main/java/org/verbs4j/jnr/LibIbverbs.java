@@ -15,45 +15,50 @@ import com.kenai.jffi.Library;
  * are {@code long} addresses (x86_64 LP64), so no JNR {@code Pointer} or {@code Struct} object is made
  * per call. The inline verbs (post/poll/notify) have no symbol: they are called through the context's
  * ops table (see {@link NativeCalls}).
+ *
+ * <p>Each field is one function, named after it without the {@code ibv_} prefix ({@code allocPd} is
+ * {@code ibv_alloc_pd}, {@code queryGidEx} {@code _ibv_query_gid_ex}); call it with
+ * {@link NativeFunction#call}, whose {@code long} result a caller narrows to {@code int} where C returns one.
+ * The device-list functions keep typed methods.
  */
 final class LibIbverbs {
     private final NativeFunction getDeviceList;
     private final NativeFunction freeDeviceList;
     private final NativeFunction getDeviceGuid;
     private final NativeFunction openDevice;
-    private final NativeFunction closeDevice;
-    private final NativeFunction queryDevice;
-    private final NativeFunction queryPortCompat;
-    private final NativeFunction queryGid;
-    private final NativeFunction queryGidEx;
-    private final NativeFunction queryGidTable;
-    private final NativeFunction queryPkey;
+    final NativeFunction closeDevice;
+    final NativeFunction queryDevice;
+    final NativeFunction queryPortCompat;
+    final NativeFunction queryGid;
+    final NativeFunction queryGidEx;
+    final NativeFunction queryGidTable;
+    final NativeFunction queryPkey;
 
-    private final NativeFunction allocPd;
-    private final NativeFunction deallocPd;
-    private final NativeFunction regMr;
-    private final NativeFunction deregMr;
-    private final NativeFunction createCompChannel;
-    private final NativeFunction destroyCompChannel;
-    private final NativeFunction createCq;
-    private final NativeFunction destroyCq;
-    private final NativeFunction resizeCq;
-    private final NativeFunction getCqEvent;
-    private final NativeFunction ackCqEvents;
-    private final NativeFunction createQp;
-    private final NativeFunction modifyQp;
-    private final NativeFunction queryQp;
-    private final NativeFunction destroyQp;
-    private final NativeFunction createSrq;
-    private final NativeFunction modifySrq;
-    private final NativeFunction querySrq;
-    private final NativeFunction destroySrq;
-    private final NativeFunction createAh;
-    private final NativeFunction destroyAh;
-    private final NativeFunction getAsyncEvent;
-    private final NativeFunction ackAsyncEvent;
-    private final NativeFunction wcStatusStr;
-    private final NativeFunction eventTypeStr;
+    final NativeFunction allocPd;
+    final NativeFunction deallocPd;
+    final NativeFunction regMr;
+    final NativeFunction deregMr;
+    final NativeFunction createCompChannel;
+    final NativeFunction destroyCompChannel;
+    final NativeFunction createCq;
+    final NativeFunction destroyCq;
+    final NativeFunction resizeCq;
+    final NativeFunction getCqEvent;
+    final NativeFunction ackCqEvents;
+    final NativeFunction createQp;
+    final NativeFunction modifyQp;
+    final NativeFunction queryQp;
+    final NativeFunction destroyQp;
+    final NativeFunction createSrq;
+    final NativeFunction modifySrq;
+    final NativeFunction querySrq;
+    final NativeFunction destroySrq;
+    final NativeFunction createAh;
+    final NativeFunction destroyAh;
+    final NativeFunction getAsyncEvent;
+    final NativeFunction ackAsyncEvent;
+    final NativeFunction wcStatusStr;
+    final NativeFunction eventTypeStr;
 
     LibIbverbs(Library lib) {
         getDeviceList = NativeFunction.of(lib, "ibv_get_device_list", POINTER, POINTER);
@@ -109,134 +114,5 @@ final class LibIbverbs {
 
     long ibv_open_device(long device) {
         return openDevice.call(device);
-    }
-
-    int ibv_close_device(long context) {
-        return (int) closeDevice.call(context);
-    }
-
-    int ibv_query_device(long context, long deviceAttrOut) {
-        return (int) queryDevice.call(context, deviceAttrOut);
-    }
-
-    /** The compat symbol; fills only the first 48 bytes. verbs4j calls verbs_context->query_port instead. */
-    int ibv_query_port(long context, int port, long portAttrOut) {
-        return (int) queryPortCompat.call(context, port, portAttrOut);
-    }
-
-    int ibv_query_gid(long context, int port, int index, long gidOut) {
-        return (int) queryGid.call(context, port, index, gidOut);
-    }
-
-    int _ibv_query_gid_ex(long context, int port, int index, long entryOut, int flags, long entrySize) {
-        return (int) queryGidEx.call(context, port, index, entryOut, flags, entrySize);
-    }
-
-    long _ibv_query_gid_table(long context, long entriesOut, long maxEntries, int flags, long entrySize) {
-        return queryGidTable.call(context, entriesOut, maxEntries, flags, entrySize);
-    }
-
-    int ibv_query_pkey(long context, int port, int index, long pkeyOut) {
-        return (int) queryPkey.call(context, port, index, pkeyOut);
-    }
-
-    long ibv_alloc_pd(long context) {
-        return allocPd.call(context);
-    }
-
-    int ibv_dealloc_pd(long pd) {
-        return (int) deallocPd.call(pd);
-    }
-
-    long ibv_reg_mr(long pd, long addr, long length, int access) {
-        return regMr.call(pd, addr, length, access);
-    }
-
-    int ibv_dereg_mr(long mr) {
-        return (int) deregMr.call(mr);
-    }
-
-    long ibv_create_comp_channel(long context) {
-        return createCompChannel.call(context);
-    }
-
-    int ibv_destroy_comp_channel(long channel) {
-        return (int) destroyCompChannel.call(channel);
-    }
-
-    long ibv_create_cq(long context, int cqe, long cqContext, long channel, int compVector) {
-        return createCq.call(context, cqe, cqContext, channel, compVector);
-    }
-
-    int ibv_destroy_cq(long cq) {
-        return (int) destroyCq.call(cq);
-    }
-
-    int ibv_resize_cq(long cq, int cqe) {
-        return (int) resizeCq.call(cq, cqe);
-    }
-
-    int ibv_get_cq_event(long channel, long cqOut, long cqContextOut) {
-        return (int) getCqEvent.call(channel, cqOut, cqContextOut);
-    }
-
-    void ibv_ack_cq_events(long cq, int n) {
-        ackCqEvents.call(cq, n);
-    }
-
-    long ibv_create_qp(long pd, long initAttr) {
-        return createQp.call(pd, initAttr);
-    }
-
-    int ibv_modify_qp(long qp, long attr, int mask) {
-        return (int) modifyQp.call(qp, attr, mask);
-    }
-
-    int ibv_query_qp(long qp, long attr, int mask, long initAttr) {
-        return (int) queryQp.call(qp, attr, mask, initAttr);
-    }
-
-    int ibv_destroy_qp(long qp) {
-        return (int) destroyQp.call(qp);
-    }
-
-    long ibv_create_srq(long pd, long initAttr) {
-        return createSrq.call(pd, initAttr);
-    }
-
-    int ibv_modify_srq(long srq, long attr, int mask) {
-        return (int) modifySrq.call(srq, attr, mask);
-    }
-
-    int ibv_query_srq(long srq, long attr) {
-        return (int) querySrq.call(srq, attr);
-    }
-
-    int ibv_destroy_srq(long srq) {
-        return (int) destroySrq.call(srq);
-    }
-
-    long ibv_create_ah(long pd, long ahAttr) {
-        return createAh.call(pd, ahAttr);
-    }
-
-    int ibv_destroy_ah(long ah) {
-        return (int) destroyAh.call(ah);
-    }
-
-    int ibv_get_async_event(long context, long eventOut) {
-        return (int) getAsyncEvent.call(context, eventOut);
-    }
-
-    void ibv_ack_async_event(long event) {
-        ackAsyncEvent.call(event);
-    }
-
-    long ibv_wc_status_str(int status) {
-        return wcStatusStr.call(status);
-    }
-
-    long ibv_event_type_str(int type) {
-        return eventTypeStr.call(type);
     }
 }

@@ -43,6 +43,7 @@ import org.verbs4j.api.cm.CmRejectedException;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
+import org.verbs4j.api.cm.PortSpace;
 
 /** The public rdma_cm API on RoCE (rxe) and iWARP (siw), addressed by IP. */
 class CmConnectionManagerIT {
@@ -60,44 +61,29 @@ class CmConnectionManagerIT {
         return new InetSocketAddress(InetAddress.getByName(ip(dev)), port);
     }
 
-    /** One side's verbs objects on a CmId's context; {@link #close()} in the right order. */
-    static final class Side implements AutoCloseable {
-        final CmId id;
-        final DeviceContext ctx;
-        final ProtectionDomain pd;
-        final CompletionQueue cq;
-        final MemoryRegion mr;
-        final QueuePair qp;
-
+    /** One side's verbs objects on a CmId's context (see {@link CmSide}). */
+    static final class Side extends CmSide {
         Side(CmId id) {
-            this.id = id;
-            ctx = id.context();
-            pd = ctx.allocProtectionDomain();
-            cq = ctx.createCompletionQueue(16);
-            mr = pd.allocateMemory(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            qp = id.createQueuePair(pd, new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(8).maxRecvWr(8));
-        }
-
-        @Override
-        public void close() {
-            id.close(); // destroys the QP, then the id
-            cq.close();
-            mr.close();
-            pd.close();
+            super(id, QpType.RC, 16, 4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         }
     }
 
     /** Client: resolve, route, QP. */
     private static Side client(ConnectionManager cm, InetSocketAddress server) {
-        CmId id = cm.createId();
+        CmId id = CmSide.resolved(cm, PortSpace.TCP, server, T);
         try {
-            id.resolveAddress(server, T);
-            id.resolveRoute(T);
             return new Side(id);
         } catch (RuntimeException | Error e) {
             id.close();
             throw e;
         }
+    }
+
+    /** {@code from} disconnects; both sides see DISCONNECTED. */
+    private static void disconnect(Side from, Side peer) {
+        from.id.disconnect();
+        peer.id.awaitDisconnected(T);
+        from.id.awaitDisconnected(T);
     }
 
     private static byte[] prefix(byte[] b, int n) {
@@ -114,9 +100,7 @@ class CmConnectionManagerIT {
         InetSocketAddress addr = at(dev, 7600 + dev);
         byte[] hello = ("client hello via " + ip(dev)).getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager scm = Rdma.connectionManager(); ConnectionManager ccm = Rdma.connectionManager()) {
-            CmId listener = scm.createId();
-            listener.bind(addr);
-            listener.listen(4);
+            CmId listener = CmSide.listen(scm, PortSpace.TCP, addr);
             CompletableFuture<Object[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
@@ -176,15 +160,9 @@ class CmConnectionManagerIT {
                     assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
                     assertArrayEquals(wr, s.mr.getBytes(2048, wr.length));
                 }
-                c.id.disconnect();
-                s.id.awaitDisconnected(T);
-                c.id.awaitDisconnected(T);
+                disconnect(c, s);
             } finally {
-                c.close();
-                if (s != null) {
-                    s.close();
-                }
-                listener.close();
+                CmSide.closeAll(c, s, listener);
             }
         }
     }
@@ -219,9 +197,7 @@ class CmConnectionManagerIT {
         InetSocketAddress addr = at(dev, 7620 + dev);
         byte[] why = "server full, try later".getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId listener = cm.createId();
-            listener.bind(addr);
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
             CompletableFuture<byte[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 req.id().reject(why);
@@ -252,9 +228,7 @@ class CmConnectionManagerIT {
     @MethodSource("devices")
     void closingTheListenerEndsAwaitRequestPromptly(int dev) throws Exception {
         try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId listener = cm.createId();
-            listener.bind(at(dev, 7630 + dev));
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, at(dev, 7630 + dev));
             CompletableFuture<ConnectionRequest> waiting = CompletableFuture.supplyAsync(
                     () -> listener.awaitRequest(Duration.ofMinutes(5)));
             Thread.sleep(500);
@@ -272,9 +246,7 @@ class CmConnectionManagerIT {
     @MethodSource("devices")
     void closingTheConnectionManagerEndsEveryWait(int dev) throws Exception {
         ConnectionManager cm = Rdma.connectionManager();
-        CmId listener = cm.createId();
-        listener.bind(at(dev, 7640 + dev));
-        listener.listen(4);
+        CmId listener = CmSide.listen(cm, PortSpace.TCP, at(dev, 7640 + dev));
         CompletableFuture<ConnectionRequest> waiting = CompletableFuture.supplyAsync(
                 () -> listener.awaitRequest(Duration.ofMinutes(5)));
         Thread.sleep(500);
@@ -295,9 +267,7 @@ class CmConnectionManagerIT {
     void anIdleEventThreadSleepsAndCloseWakesIt(int dev) throws Exception {
         ConnectionManager cm = Rdma.connectionManager();
         try {
-            CmId listener = cm.createId();
-            listener.bind(at(dev, 7690 + dev));
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, at(dev, 7690 + dev));
             List<java.nio.file.Path> threads = eventThreads();
             assertTrue(!threads.isEmpty(), "no verbs4j-rdma-cm thread in /proc/self/task");
             Thread.sleep(300);
@@ -346,9 +316,7 @@ class CmConnectionManagerIT {
         // and the wait is bounded even with no event at all
         InetSocketAddress addr = at(dev, 7650 + dev);
         try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId listener = cm.createId();
-            listener.bind(addr);
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
             CompletableFuture<Side> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
@@ -365,16 +333,9 @@ class CmConnectionManagerIT {
                 CmException e = assertThrows(CmException.class, () -> c.id.awaitDisconnected(Duration.ofMillis(200)));
                 assertTrue((System.nanoTime() - t0) / 1_000_000 < 5_000);
                 assertTrue(e.getMessage().contains("RDMA_CM_EVENT_DISCONNECTED"), e.getMessage());
-                // the passive side disconnects: the active side sees DISCONNECTED
-                s.id.disconnect();
-                c.id.awaitDisconnected(T);
-                s.id.awaitDisconnected(T);
+                disconnect(s, c); // the passive side disconnects: the active side sees DISCONNECTED
             } finally {
-                c.close();
-                if (s != null) {
-                    s.close();
-                }
-                listener.close();
+                CmSide.closeAll(c, s, listener);
             }
         }
     }
@@ -406,9 +367,7 @@ class CmConnectionManagerIT {
     void connectToAServerThatNeverAcceptsTimesOutOrEndsWhenTheIdIsClosed(int dev) throws Exception {
         InetSocketAddress addr = at(dev, 7680 + dev);
         try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId listener = cm.createId();
-            listener.bind(addr);
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
             Side c = client(cm, addr);
             try {
                 long t0 = System.nanoTime();

@@ -66,27 +66,18 @@ class CmDatagramIT {
     private static final int GRH = 40;
     /** udaddy's port (it has no option to change it). */
     private static final int UDADDY_PORT = 7174;
+    /** How many datagrams of how many bytes the udaddy tests exchange ({@code udaddy -C 3 -S 100}). */
+    private static final int UDADDY_COUNT = 3;
+    private static final int UDADDY_SIZE = 100;
 
     private static InetSocketAddress rxe(int port) throws Exception {
         return new InetSocketAddress(InetAddress.getByName(Lab.env("FABRIC_LAB_RXE_IP")), port);
     }
 
-    /** One side's verbs objects on a UDP CmId's context; {@link #close()} in the right order. */
-    static final class Side implements AutoCloseable {
-        final CmId id;
-        final DeviceContext ctx;
-        final ProtectionDomain pd;
-        final CompletionQueue cq;
-        final MemoryRegion mr;
-        final QueuePair qp;
-
+    /** One side's verbs objects on a UDP CmId's context (see {@link CmSide}). */
+    static final class Side extends CmSide {
         Side(CmId id) {
-            this.id = id;
-            ctx = id.context();
-            pd = ctx.allocProtectionDomain();
-            cq = ctx.createCompletionQueue(32);
-            mr = pd.allocateMemory(8192, Access.LOCAL_WRITE);
-            qp = id.createQueuePair(pd, new QpInitAttributes(QpType.UD, cq, cq).maxSendWr(8).maxRecvWr(8));
+            super(id, QpType.UD, 32, 8192, Access.LOCAL_WRITE);
         }
 
         /** {@code n} receives of {@code size} bytes each (GRH included), at 1024-byte steps from {@code offset}. */
@@ -114,14 +105,6 @@ class CmDatagramIT {
                 }
             }
         }
-
-        @Override
-        public void close() {
-            id.close(); // destroys the QP, then the id
-            cq.close();
-            mr.close();
-            pd.close();
-        }
     }
 
     /** The address to answer a datagram from: the IPv4 source in the RoCE v2 GRH area, sent from our own RoCE v2 GID. */
@@ -140,15 +123,7 @@ class CmDatagramIT {
     }
 
     private static CmId resolved(ConnectionManager cm, InetSocketAddress server) {
-        CmId id = cm.createId(PortSpace.UDP);
-        try {
-            id.resolveAddress(server, T);
-            id.resolveRoute(T);
-            return id;
-        } catch (RuntimeException | Error e) {
-            id.close();
-            throw e;
-        }
+        return CmSide.resolved(cm, PortSpace.UDP, server, T);
     }
 
     @Test
@@ -159,10 +134,8 @@ class CmDatagramIT {
         int n = 3;
         int len = 200;
         try (ConnectionManager scm = Rdma.connectionManager(); ConnectionManager ccm = Rdma.connectionManager()) {
-            CmId listener = scm.createId(PortSpace.UDP);
+            CmId listener = CmSide.listen(scm, PortSpace.UDP, addr);
             assertEquals(PortSpace.UDP, listener.portSpace());
-            listener.bind(addr);
-            listener.listen(4);
             CompletableFuture<Object[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
@@ -231,12 +204,7 @@ class CmDatagramIT {
                 }
                 assertThrows(IllegalStateException.class, c.id::disconnect, "UD has no connection to end");
             } finally {
-                QpPair.closeAllQuietly(null, ah, back);
-                c.close();
-                if (s != null) {
-                    s.close();
-                }
-                listener.close();
+                CmSide.closeAll(ah, back, c, s, listener);
             }
         }
     }
@@ -246,9 +214,7 @@ class CmDatagramIT {
         InetSocketAddress addr = rxe(7702);
         byte[] why = "no UD service for you".getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId listener = cm.createId(PortSpace.UDP);
-            listener.bind(addr);
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.UDP, addr);
             CompletableFuture<byte[]> serverF = CompletableFuture.supplyAsync(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 try {
@@ -437,8 +403,8 @@ class CmDatagramIT {
     @Test
     void javaClientToUdaddyServer() throws Exception {
         InetSocketAddress addr = rxe(UDADDY_PORT);
-        int n = 3;
-        int len = 100;
+        int n = UDADDY_COUNT;
+        int len = UDADDY_SIZE;
         try (Udaddy server = new Udaddy("-b", addr.getAddress().getHostAddress(), "-C", "" + n, "-S", "" + len);
                 ConnectionManager cm = Rdma.connectionManager()) {
             Side c = null;
@@ -483,10 +449,7 @@ class CmDatagramIT {
                 }
                 server.awaitSuccess();
             } finally {
-                QpPair.closeAllQuietly(null, ah);
-                if (c != null) {
-                    c.close();
-                }
+                CmSide.closeAll(ah, c);
             }
         }
     }
@@ -498,12 +461,10 @@ class CmDatagramIT {
     @Test
     void udaddyClientToJavaServer() throws Exception {
         InetSocketAddress addr = rxe(UDADDY_PORT);
-        int n = 3;
-        int len = 100;
+        int n = UDADDY_COUNT;
+        int len = UDADDY_SIZE;
         try (ConnectionManager cm = Rdma.connectionManager()) {
-            CmId listener = cm.createId(PortSpace.UDP);
-            listener.bind(addr);
-            listener.listen(4);
+            CmId listener = CmSide.listen(cm, PortSpace.UDP, addr);
             Side s = null;
             AddressHandle back = null;
             try (Udaddy client = new Udaddy("-s", addr.getAddress().getHostAddress(), "-C", "" + n, "-S", "" + len)) {
@@ -522,11 +483,7 @@ class CmDatagramIT {
                 s.send(n, pattern(len, 3), back, udaddyQpn, PortSpace.UDP_QKEY);
                 client.awaitSuccess();
             } finally {
-                QpPair.closeAllQuietly(null, back);
-                if (s != null) {
-                    s.close();
-                }
-                listener.close();
+                CmSide.closeAll(back, s, listener);
             }
         }
     }

@@ -72,13 +72,7 @@ class CmLoopbackIT {
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertArrayEquals(msg, mr.getBytes(2048, msg.length));
         } finally {
-            cm.close();
-            for (CompletionQueue cq : cqs) {
-                if (cq != null) {
-                    cq.close();
-                }
-            }
-            cm.closeDomain();
+            cm.closeWith(cqs);
         }
         assertTrue(cm.protectionDomain().isClosed());
     }

@@ -50,25 +50,57 @@ class CoreVerbsEventsIT {
         WAITER.shutdownNow();
     }
 
-    private static void postReceives(QpPair p, ReceiveRequests r, int n) {
-        for (int i = 0; i < n; i++) {
-            r.at(i).wrId(0xB00 + i).sge(p.b.mr.address() + i * 256L, 256, p.b.mr.lkey());
-        }
-        r.count(n);
-        p.b.qp.postReceive(r);
-    }
+    /** A QP pair with a send and {@code receives} receive requests, for SEND messages from A to B. */
+    private static final class Messages implements AutoCloseable {
+        final QpPair p;
+        final SendRequests s = SendRequests.allocate(1, 1);
+        final ReceiveRequests r;
 
-    private static void send(QpPair p, SendRequests s, long wrId, int flags) {
-        s.at(0).wrId(wrId).opcode(Opcode.SEND).flags(SendFlags.SIGNALED | flags).sge(p.a.mr.address(), 32, p.a.mr.lkey());
-        p.a.qp.postSend(s);
+        Messages(String device, int receives) {
+            r = ReceiveRequests.allocate(receives, 1);
+            p = QpPair.open(device);
+        }
+
+        /** Posts {@code n} receives of 256 bytes on B, wrIds 0xB00, 0xB01, ... */
+        void receive(int n) {
+            for (int i = 0; i < n; i++) {
+                r.at(i).wrId(0xB00 + i).sge(p.b.mr.address() + i * 256L, 256, p.b.mr.lkey());
+            }
+            r.count(n);
+            p.b.qp.postReceive(r);
+        }
+
+        /** {@link #receive}, then arms B's CQ for the next completion ({@code solicitedOnly}: the next solicited one). */
+        void receiveNotified(int n, boolean solicitedOnly) {
+            receive(n);
+            p.b.cq.requestNotify(solicitedOnly);
+        }
+
+        /** A signaled 32-byte SEND from A with these extra flags. */
+        void send(long wrId, int flags) {
+            s.at(0).wrId(wrId).opcode(Opcode.SEND).flags(SendFlags.SIGNALED | flags).sge(p.a.mr.address(), 32, p.a.mr.lkey());
+            p.a.qp.postSend(s);
+        }
+
+        /** B's channel's next event, waited for on another thread. */
+        CompletableFuture<CompletionQueue> awaitEvent(long seconds) {
+            return CompletableFuture.supplyAsync(() -> p.b.channel.awaitEvent(seconds, TimeUnit.SECONDS), WAITER);
+        }
+
+        @Override
+        public void close() {
+            p.close();
+            r.close();
+            s.close();
+        }
     }
 
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void blockingWaitWakesWhenThePeerSends(String device) throws Exception {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(1, 1);
-                ReceiveRequests r = ReceiveRequests.allocate(4, 1)) {
-            postReceives(p, r, 1);
+        try (Messages m = new Messages(device, 4)) {
+            QpPair p = m.p;
+            m.receive(1);
             long start = System.nanoTime();
             Future<Wc> woken = WAITER.submit(() -> {
                 try (WorkCompletions wc = WorkCompletions.allocate(4)) {
@@ -78,7 +110,7 @@ class CoreVerbsEventsIT {
             });
             QpPair.sleep(1000); // the waiter is asleep in ibv_get_cq_event (or poll(2) before it) by now
             assertFalse(woken.isDone(), "nothing was sent yet, the blocking wait must still wait");
-            send(p, s, 0xA00, 0);
+            m.send(0xA00, 0);
             Wc w = woken.get(60, TimeUnit.SECONDS);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(w != null, "the blocking wait timed out instead of waking");
@@ -113,29 +145,26 @@ class CoreVerbsEventsIT {
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void awaitEventReturnsTheQueueThatFired(String device) throws Exception {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(1, 1);
-                ReceiveRequests r = ReceiveRequests.allocate(4, 1)) {
-            postReceives(p, r, 1);
-            p.b.cq.requestNotify(false);
-            send(p, s, 0xA01, 0);
-            CompletionQueue fired = p.b.channel.awaitEvent(30, TimeUnit.SECONDS);
-            assertSame(p.b.cq, fired, "the event names B's CQ object");
-            assertEquals(0xB00, takeOne(p.b.cq).wrId());
-            expectSendOk(p);
+        try (Messages m = new Messages(device, 4)) {
+            m.receiveNotified(1, false);
+            m.send(0xA01, 0);
+            QpPair.Side b = m.p.b;
+            CompletionQueue fired = b.channel.awaitEvent(30, TimeUnit.SECONDS);
+            assertSame(b.cq, fired, "the event names B's CQ object");
+            assertEquals(0xB00, takeOne(b.cq).wrId());
+            expectSendOk(m.p);
         }
     }
 
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void solicitedOnlyNotificationIgnoresUnsolicitedMessages(String device) throws Exception {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(1, 1);
-                ReceiveRequests r = ReceiveRequests.allocate(4, 1)) {
-            postReceives(p, r, 2);
-            p.b.cq.requestNotify(true);
+        try (Messages m = new Messages(device, 4)) {
+            QpPair p = m.p;
+            m.receiveNotified(2, true);
             long waitSeconds = p.transport == TransportType.IWARP ? 6 : 60; // see the iWARP branch below
-            CompletableFuture<CompletionQueue> woken = CompletableFuture.supplyAsync(
-                    () -> p.b.channel.awaitEvent(waitSeconds, TimeUnit.SECONDS), WAITER);
-            send(p, s, 0xA02, 0);
+            CompletableFuture<CompletionQueue> woken = m.awaitEvent(waitSeconds);
+            m.send(0xA02, 0);
             // the unsolicited message arrives ...
             Wc first = takeOne(p.b.cq);
             assertEquals(0xB00, first.wrId(), first.toString());
@@ -143,7 +172,7 @@ class CoreVerbsEventsIT {
             // ... and does not wake the waiter
             QpPair.sleep(1000);
             assertFalse(woken.isDone(), device + ": an unsolicited message woke a solicited-only wait: " + getNow(woken));
-            send(p, s, 0xA03, SendFlags.SOLICITED);
+            m.send(0xA03, SendFlags.SOLICITED);
             if (p.transport == TransportType.IWARP) {
                 // siw (Linux 6.1) never wakes a solicited-only wait: it reports receive completions to the
                 // notification check as "signaled", not "solicited", so only a next-completion arm fires. Seen in
@@ -154,11 +183,9 @@ class CoreVerbsEventsIT {
                 assertEquals(0xB01, second.wrId(), "the solicited message did arrive: " + second);
                 expectSendOk(p);
                 // a next-completion arm still works on the same CQ
-                postReceives(p, r, 1);
-                p.b.cq.requestNotify(false);
-                CompletableFuture<CompletionQueue> any = CompletableFuture.supplyAsync(
-                        () -> p.b.channel.awaitEvent(60, TimeUnit.SECONDS), WAITER);
-                send(p, s, 0xA04, 0);
+                m.receiveNotified(1, false);
+                CompletableFuture<CompletionQueue> any = m.awaitEvent(60);
+                m.send(0xA04, 0);
                 assertSame(p.b.cq, any.get(60, TimeUnit.SECONDS), "next-completion notification on " + device);
                 return;
             }
@@ -194,9 +221,9 @@ class CoreVerbsEventsIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void manyWakeUpsInARow(String device) throws Exception {
         int rounds = 20;
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(1, 1);
-                ReceiveRequests r = ReceiveRequests.allocate(rounds, 1)) {
-            postReceives(p, r, rounds);
+        try (Messages m = new Messages(device, rounds)) {
+            QpPair p = m.p;
+            m.receive(rounds);
             List<Long> seen = new CopyOnWriteArrayList<>();
             Future<Integer> waiter = WAITER.submit(() -> {
                 try (WorkCompletions wc = WorkCompletions.allocate(4)) {
@@ -215,7 +242,7 @@ class CoreVerbsEventsIT {
                 }
             });
             for (int i = 0; i < rounds; i++) {
-                send(p, s, 0xA10 + i, 0);
+                m.send(0xA10 + i, 0);
                 assertEquals(WcStatus.SUCCESS, takeOne(p.a.cq).status());
                 if (i % 4 == 0) {
                     QpPair.sleep(50); // let the waiter go back to sleep now and then

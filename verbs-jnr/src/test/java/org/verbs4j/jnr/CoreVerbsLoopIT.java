@@ -43,21 +43,18 @@ class CoreVerbsLoopIT {
     static final long READ_MAGIC = 0x5EAD_0000_0000_0000L;
 
     enum Kind {
-        SEND(Opcode.SEND, WcOpcode.SEND, 1),
-        RDMA_WRITE(Opcode.RDMA_WRITE, WcOpcode.RDMA_WRITE, 16),
-        RDMA_READ(Opcode.RDMA_READ, WcOpcode.RDMA_READ, 1),
-        ATOMIC_CMP_AND_SWP(Opcode.ATOMIC_CMP_AND_SWP, WcOpcode.COMP_SWAP, 1),
-        ATOMIC_FETCH_AND_ADD(Opcode.ATOMIC_FETCH_AND_ADD, WcOpcode.FETCH_ADD, 1);
+        SEND, RDMA_WRITE, RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD;
 
-        final Opcode opcode;
-        final WcOpcode completion;
-        final int signalEvery;
-
-        Kind(Opcode opcode, WcOpcode completion, int signalEvery) {
-            this.opcode = opcode;
-            this.completion = completion;
-            this.signalEvery = signalEvery;
-        }
+        /** The work request's opcode, of the same name. */
+        final Opcode opcode = Opcode.valueOf(name());
+        /** The requester's completion. */
+        final WcOpcode completion = switch (opcode) {
+            case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
+            case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
+            default -> WcOpcode.valueOf(name());
+        };
+        /** One request in so many is signaled: RDMA writes go unsignaled in between. */
+        final int signalEvery = opcode == Opcode.RDMA_WRITE ? 16 : 1;
 
         boolean atomic() {
             return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
@@ -65,13 +62,7 @@ class CoreVerbsLoopIT {
     }
 
     static Stream<Arguments> cases() {
-        List<Arguments> all = new ArrayList<>();
-        for (String d : Lab.devices()) {
-            for (Kind k : Kind.values()) {
-                all.add(Arguments.of(d, k));
-            }
-        }
-        return all.stream();
+        return Lab.devicesWith((Object[]) Kind.values());
     }
 
     @ParameterizedTest(name = "{0} {1}")

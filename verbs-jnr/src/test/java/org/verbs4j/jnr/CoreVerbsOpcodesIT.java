@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.verbs4j.jnr.QpPair.pattern;
@@ -13,10 +12,12 @@ import static org.verbs4j.jnr.QpPair.takeOne;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
@@ -73,6 +74,17 @@ class CoreVerbsOpcodesIT {
         qp.postReceive(r);
     }
 
+    /**
+     * The address of the 8 bytes at {@code offset} in B's region, set to {@code initial}, for an atomic
+     * operation; skips the test on a device without atomic operations.
+     */
+    private static long atomicTarget(QpPair p, long offset, long initial) {
+        assumeTrue(p.attrs.supportsAtomics(), p.device + " has atomic_cap " + p.attrs.atomicCap().text()
+                + ": no atomic operations");
+        p.b.mr.putLong(offset, initial);
+        return p.b.mr.address() + offset;
+    }
+
     private static void assertNoCompletion(QpPair.Side s, String why) {
         List<Wc> extra = QpPair.drain(s.cq, 100);
         assertEquals(List.of(), extra, s + ": " + why);
@@ -100,79 +112,78 @@ class CoreVerbsOpcodesIT {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void sendWithImm(String device) {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
-                ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
-            byte[] data = pattern(300, 2);
-            p.a.mr.putBytes(0, data);
-            postReceive(p.b.qp, r, 0xB1, p.b.mr, 512, 1024);
-            s.at(0).wrId(0xA1).opcode(Opcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immData(IMM)
-                    .sge(p.a.mr.address(), 300, p.a.mr.lkey());
-            postNeedingImm(p, s, "SEND_WITH_IMM");
-            expectOk(takeOne(p.a.cq), 0xA1, WcOpcode.SEND, 300, p.a.qp, "send completion");
-            Wc recv = takeOne(p.b.cq);
-            expectOk(recv, 0xB1, WcOpcode.RECV, 300, p.b.qp, "receive completion");
-            assertTrue(recv.hasImm(), "WITH_IMM flag: " + recv);
-            assertEquals(IMM, recv.imm(), "imm_data in host order: " + recv);
-            assertArrayEquals(data, p.b.mr.getBytes(512, 300), "received bytes");
-        }
+    /**
+     * A message with immediate data: SEND_WITH_IMM lands in the receive's buffer; RDMA_WRITE_WITH_IMM where the
+     * write says, and consumes a receive (a small one: its buffer is not used) for the immediate data.
+     */
+    record WithImm(Opcode op, int length, long landing, long receiveOffset, int receiveLength, WcOpcode sent,
+            WcOpcode received) {
+    }
+
+    static Stream<Arguments> withImmediateData() {
+        return Lab.devicesWith(new WithImm(Opcode.SEND_WITH_IMM, 300, 512, 512, 1024, WcOpcode.SEND, WcOpcode.RECV),
+                new WithImm(Opcode.RDMA_WRITE_WITH_IMM, 2000, 4096, 0, 16, WcOpcode.RDMA_WRITE,
+                        WcOpcode.RECV_RDMA_WITH_IMM));
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void rdmaWrite(String device) {
-        try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            byte[] data = pattern(5000, 3);
-            p.a.mr.putBytes(0, data);
-            p.b.mr.fill(0, 12000, (byte) 0x55);
-            s.at(0).wrId(0xA2).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(p.a.mr.address(), 5000, p.a.mr.lkey())
-                    .rdma(p.b.mr.address() + 7000, p.b.mr.rkey());
-            p.a.qp.postSend(s);
-            expectOk(takeOne(p.a.cq), 0xA2, WcOpcode.RDMA_WRITE, 5000, p.a.qp, "write completion");
-            assertArrayEquals(data, p.b.mr.getBytes(7000, 5000), "written bytes (several MTUs)");
-            assertEquals(0x55, p.b.mr.getBytes(6999, 1)[0], "byte before the target untouched");
-            assertNoCompletion(p.b, "an RDMA write consumes no receive and completes nothing on the target");
-        }
-    }
-
-    @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void rdmaWriteWithImm(String device) {
+    @MethodSource("withImmediateData")
+    void withImmediateData(String device, WithImm c) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
-            byte[] data = pattern(2000, 4);
+            byte[] data = pattern(c.length(), c.op().value());
             p.a.mr.putBytes(0, data);
-            postReceive(p.b.qp, r, 0xB3, p.b.mr, 0, 16);
-            s.at(0).wrId(0xA3).opcode(Opcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immData(IMM)
-                    .sge(p.a.mr.address(), 2000, p.a.mr.lkey()).rdma(p.b.mr.address() + 4096, p.b.mr.rkey());
-            postNeedingImm(p, s, "RDMA_WRITE_WITH_IMM");
-            expectOk(takeOne(p.a.cq), 0xA3, WcOpcode.RDMA_WRITE, 2000, p.a.qp, "write completion");
+            postReceive(p.b.qp, r, 0xB1, p.b.mr, c.receiveOffset(), c.receiveLength());
+            s.at(0).wrId(0xA1).opcode(c.op()).flags(SendFlags.SIGNALED).immData(IMM)
+                    .sge(p.a.mr.address(), c.length(), p.a.mr.lkey());
+            if (c.op() == Opcode.RDMA_WRITE_WITH_IMM) {
+                s.at(0).rdma(p.b.mr.address() + c.landing(), p.b.mr.rkey());
+            }
+            postNeedingImm(p, s, c.op().name());
+            expectOk(takeOne(p.a.cq), 0xA1, c.sent(), c.length(), p.a.qp, "sender's completion");
             Wc recv = takeOne(p.b.cq);
             // byte_len of RECV_RDMA_WITH_IMM is the length of the write, not of the receive's buffer
-            expectOk(recv, 0xB3, WcOpcode.RECV_RDMA_WITH_IMM, 2000, p.b.qp, "receive completion");
-            assertTrue(recv.hasImm(), recv.toString());
-            assertEquals(IMM, recv.imm(), recv.toString());
-            assertArrayEquals(data, p.b.mr.getBytes(4096, 2000), "written bytes");
+            expectOk(recv, 0xB1, c.received(), c.length(), p.b.qp, "receive completion");
+            assertTrue(recv.hasImm(), "WITH_IMM flag: " + recv);
+            assertEquals(IMM, recv.imm(), "imm_data in host order: " + recv);
+            assertArrayEquals(data, p.b.mr.getBytes(c.landing(), c.length()), "received bytes");
         }
     }
 
+    /** RDMA WRITE (A's bytes at {@code localOffset} to B's at {@code remoteOffset}) or READ (the other way). */
+    record OneSided(Opcode op, int length, long localOffset, long remoteOffset, WcOpcode completion) {
+    }
+
+    static Stream<Arguments> oneSided() {
+        return Lab.devicesWith(new OneSided(Opcode.RDMA_WRITE, 5000, 0, 7000, WcOpcode.RDMA_WRITE),
+                new OneSided(Opcode.RDMA_READ, 3000, 100, 10000, WcOpcode.RDMA_READ));
+    }
+
+    /**
+     * The bytes land where the request says and nowhere else (5000 written: several MTUs), and the target
+     * consumes no receive and completes nothing.
+     */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
-    void rdmaRead(String device) {
+    @MethodSource("oneSided")
+    void oneSided(String device, OneSided c) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            byte[] data = pattern(3000, 5);
-            p.b.mr.putBytes(10000, data);
-            p.a.mr.fill(0, 8192, (byte) 0);
+            boolean write = c.op() == Opcode.RDMA_WRITE;
+            QpPair.Side source = write ? p.a : p.b;
+            QpPair.Side sink = write ? p.b : p.a;
+            long sinkOffset = write ? c.remoteOffset() : c.localOffset();
+            byte[] data = pattern(c.length(), c.op().value() + 3);
+            source.mr.putBytes(write ? c.localOffset() : c.remoteOffset(), data);
+            sink.mr.fill(0, 16384, (byte) 0x55);
             // iWARP: the read response is an RDMA write into the sink, so its region needs REMOTE_WRITE
             // (the fixture's buffers have it)
-            s.at(0).wrId(0xA4).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(p.a.mr.address() + 100, 3000,
-                    p.a.mr.lkey()).rdma(p.b.mr.address() + 10000, p.b.mr.rkey());
+            s.at(0).wrId(0xA2).opcode(c.op()).flags(SendFlags.SIGNALED).sge(p.a.mr.address() + c.localOffset(),
+                    c.length(), p.a.mr.lkey()).rdma(p.b.mr.address() + c.remoteOffset(), p.b.mr.rkey());
             p.a.qp.postSend(s);
-            expectOk(takeOne(p.a.cq), 0xA4, WcOpcode.RDMA_READ, 3000, p.a.qp, "read completion");
-            assertArrayEquals(data, p.a.mr.getBytes(100, 3000), "read bytes");
-            assertNoCompletion(p.b, "an RDMA read completes nothing on the target");
+            expectOk(takeOne(p.a.cq), 0xA2, c.completion(), c.length(), p.a.qp, "requester's completion");
+            assertArrayEquals(data, sink.mr.getBytes(sinkOffset, c.length()), "transferred bytes");
+            assertEquals(0x55, sink.mr.getBytes(sinkOffset - 1, 1)[0], "byte before the target untouched");
+            assertEquals(0x55, sink.mr.getBytes(sinkOffset + c.length(), 1)[0], "byte after the target untouched");
+            assertNoCompletion(p.b, "a one-sided operation completes nothing on the target");
         }
     }
 
@@ -180,10 +191,7 @@ class CoreVerbsOpcodesIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void atomicCompareAndSwap(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            assumeTrue(p.attrs.supportsAtomics(), device + " has atomic_cap " + p.attrs.atomicCap().text()
-                    + ": no atomic operations");
-            long remote = p.b.mr.address() + 4096;
-            p.b.mr.putLong(4096, 42L);
+            long remote = atomicTarget(p, 4096, 42L);
             p.a.mr.putLong(0, -1L);
             // compare 42 (equal): swaps in 0x1122334455667788 and returns 42
             s.at(0).wrId(0xA5).opcode(Opcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
@@ -205,10 +213,7 @@ class CoreVerbsOpcodesIT {
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void atomicFetchAndAdd(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
-            assumeTrue(p.attrs.supportsAtomics(), device + " has atomic_cap " + p.attrs.atomicCap().text()
-                    + ": no atomic operations");
-            long remote = p.b.mr.address() + 8;
-            p.b.mr.putLong(8, 1000L);
+            long remote = atomicTarget(p, 8, 1000L);
             for (int i = 0; i < 3; i++) {
                 s.at(0).wrId(0xA7 + i).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
                         .sge(p.a.mr.address() + 64 + i * 8, 8, p.a.mr.lkey()).atomic(remote, p.b.mr.rkey(), 5L, 0L);

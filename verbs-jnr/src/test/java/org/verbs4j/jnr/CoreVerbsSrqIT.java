@@ -209,7 +209,7 @@ class CoreVerbsSrqIT {
     }
 
     static String nativeEventText(AsyncEventType t) {
-        return org.verbs4j.api.internal.RawMemory.getString(JnrBackend.lib().ibv_event_type_str(t.value()), 128);
+        return org.verbs4j.api.internal.RawMemory.getString(JnrBackend.lib().eventTypeStr.call(t.value()), 128);
     }
 
     private static long eventsOfType(List<AsyncEvent> events, AsyncEventType t) {

@@ -58,7 +58,7 @@ final class EventLog implements AsyncEventListener, AutoCloseable {
 
     /** libibverbs' own text for an event type ({@code ibv_event_type_str}). */
     static String nativeText(AsyncEventType t) {
-        return RawMemory.getString(JnrBackend.lib().ibv_event_type_str(t.value()), 128);
+        return RawMemory.getString(JnrBackend.lib().eventTypeStr.call(t.value()), 128);
     }
 
     @Override

@@ -41,6 +41,12 @@ public final class Lab {
         return List.of(roceDevice(), iwarpDevice());
     }
 
+    /** Every lab device with every one of {@code cases}: the arguments of a test parameterised over both. */
+    public static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> devicesWith(Object... cases) {
+        return devices().stream().flatMap(d -> java.util.Arrays.stream(cases)
+                .map(c -> org.junit.jupiter.params.provider.Arguments.of(d, c)));
+    }
+
     /** Runs a command, returns its stdout, fails the test on a non-zero exit. */
     public static String run(String... command) {
         try {

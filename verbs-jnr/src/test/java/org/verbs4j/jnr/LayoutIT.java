@@ -12,31 +12,84 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Proves every offset and size in {@link Layout} against the installed rdma-core headers: generates a
- * C program that prints {@code offsetof}/{@code sizeof} for each, compiles it with gcc, runs it, and
- * compares. A wrong offset would silently corrupt memory, so this runs in the lab on every build.
+ * Proves every offset, size and value in the backend's layout tables ({@link Layout} for libibverbs,
+ * {@link RdmacmLayout} for librdmacm, {@link LibcLayout} for libc) against the installed headers:
+ * generates a C program that prints {@code offsetof}/{@code sizeof} (or the constant) for each, compiles
+ * it with gcc, runs it, and compares. A wrong offset would silently corrupt memory, so this runs in the
+ * lab on every build.
  */
 class LayoutIT {
 
-    /** Layout constant name prefix → the C expression that yields its value. */
-    static Map<String, String> expectations() {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (Field f : Layout.class.getDeclaredFields()) {
-            if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class) {
-                continue;
+    /**
+     * One layout table: its class, the headers that declare its structs, the least number of constants it
+     * has (so that a table emptied by mistake fails), and its name prefixes in order: {prefix, C}. C is a
+     * struct (the constant is {@code offsetof} the lower-cased rest of its name), a {@code sizeof(...)}
+     * (for exactly that constant), or null (the constant is a C value of the same name).
+     */
+    record Table(Class<?> type, String include, int atLeast, String[][] prefixes) {
+        @Override
+        public String toString() {
+            return type.getSimpleName();
+        }
+
+        /** The C expression for {@code constant}, or null when no prefix covers it. */
+        String cExpression(String constant) {
+            for (String[] p : prefixes) {
+                if (p[1] != null && p[1].startsWith("sizeof")) {
+                    if (constant.equals(p[0])) {
+                        return p[1];
+                    }
+                    continue;
+                }
+                if (constant.startsWith(p[0])) {
+                    return p[1] == null ? constant
+                            : "offsetof(" + p[1] + ", " + constant.substring(p[0].length()).toLowerCase() + ")";
+                }
             }
-            String c = cExpression(f.getName());
-            if (c != null) {
-                m.put(f.getName(), c);
+            return null;
+        }
+
+        List<Field> constants() {
+            List<Field> l = new ArrayList<>();
+            for (Field f : type.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
+                    f.setAccessible(true);
+                    l.add(f);
+                }
+            }
+            return l;
+        }
+
+        /** Constant name → the C expression that yields its value. */
+        Map<String, String> expectations() {
+            Map<String, String> m = new LinkedHashMap<>();
+            for (Field f : constants()) {
+                String c = cExpression(f.getName());
+                if (c != null) {
+                    m.put(f.getName(), c);
+                }
+            }
+            return m;
+        }
+
+        int value(String name) {
+            try {
+                Field f = type.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.getInt(null);
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError(e);
             }
         }
-        return m;
     }
 
-    private static final String[][] PREFIXES = {
+    static final Table VERBS = new Table(Layout.class, "#include <infiniband/verbs.h>\n", 140, new String[][] {
         {"DEVICE_ATTR_SIZE", "sizeof(struct ibv_device_attr)"},
         {"PORT_ATTR_SIZE", "sizeof(struct ibv_port_attr)"},
         {"GID_ENTRY_SIZE", "sizeof(struct ibv_gid_entry)"},
@@ -71,89 +124,74 @@ class LayoutIT {
         {"DA_", "struct ibv_device_attr"},
         {"PA_", "struct ibv_port_attr"},
         {"GE_", "struct ibv_gid_entry"},
-    };
+    });
 
-    static String cExpression(String constant) {
-        for (String[] p : PREFIXES) {
-            if (p[1].startsWith("sizeof")) {
-                if (constant.equals(p[0])) {
-                    return p[1];
-                }
-                continue;
-            }
-            if (constant.startsWith(p[0])) {
-                String field = constant.substring(p[0].length()).toLowerCase();
-                return "offsetof(" + p[1] + ", " + field + ")";
-            }
-        }
-        return null;
-    }
-
-    /** {@link LibRdmacm}'s constants (offsets, sizes and values) → the C expression, from rdma/rdma_cma.h. */
-    static Map<String, String> rdmacmExpectations() {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (Field f : LibRdmacm.class.getDeclaredFields()) {
-            if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class) {
-                continue;
-            }
-            String c = rdmacmExpression(f.getName());
-            if (c != null) {
-                m.put(f.getName(), c);
-            }
-        }
-        return m;
-    }
-
-    private static final String[][] RDMACM_PREFIXES = {
+    static final Table RDMACM = new Table(RdmacmLayout.class, "#include <rdma/rdma_cma.h>\n", 30, new String[][] {
         {"CONN_PARAM_SIZE", "sizeof(struct rdma_conn_param)"},
         {"UD_PARAM_SIZE", "sizeof(struct rdma_ud_param)"},
-        {"RDMA_", null}, // values: the constant's own name in C
+        {"RDMA_", null},
         {"ID_", "struct rdma_cm_id"},
         {"EVENT_", "struct rdma_cm_event"},
         {"CP_", "struct rdma_conn_param"},
         {"UD_", "struct rdma_ud_param"},
         {"CHANNEL_", "struct rdma_event_channel"},
-    };
+    });
 
-    static String rdmacmExpression(String constant) {
-        for (String[] p : RDMACM_PREFIXES) {
-            if (p[1] != null && p[1].startsWith("sizeof")) {
-                if (constant.equals(p[0])) {
-                    return p[1];
-                }
-                continue;
-            }
-            if (constant.startsWith(p[0])) {
-                return p[1] == null ? constant
-                        : "offsetof(" + p[1] + ", " + constant.substring(p[0].length()).toLowerCase() + ")";
-            }
+    static final Table LIBC = new Table(LibcLayout.class,
+            "#include <poll.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n#include <sys/eventfd.h>\n", 15,
+            new String[][] {
+                {"POLLFD_SIZE", "sizeof(struct pollfd)"},
+                {"SOCKADDR_IN_SIZE", "sizeof(struct sockaddr_in)"},
+                {"SOCKADDR_IN6_SIZE", "sizeof(struct sockaddr_in6)"},
+                {"POLLIN", null},
+                {"EFD_", null},
+                {"AF_", null},
+                {"PFD_", "struct pollfd"},
+                {"SIN6_", null}, // offsetof(struct sockaddr_in6, sin6_...): the field names keep their prefix
+                {"SIN_", null},
+            });
+
+    static Stream<Table> tables() {
+        return Stream.of(VERBS, RDMACM, LIBC);
+    }
+
+    /** The expression of a libc constant, whose sockaddr field names keep their own prefix (sin_port). */
+    static Map<String, String> expectations(Table t) {
+        Map<String, String> m = t.expectations();
+        if (t == RDMACM) {
+            // the UD event parameters lie in the same union as the connection parameters
+            m.put("EVENT_PARAM", "offsetof(struct rdma_cm_event, param.ud)");
         }
-        return null;
+        if (t == LIBC) {
+            m.replaceAll((k, v) -> k.startsWith("SIN6_") ? "offsetof(struct sockaddr_in6, " + k.toLowerCase() + ")"
+                    : k.startsWith("SIN_") ? "offsetof(struct sockaddr_in, " + k.toLowerCase() + ")" : v);
+        }
+        return m;
     }
 
-    @Test
-    void everyOffsetMatchesTheInstalledHeaders() throws IOException {
-        Map<String, String> exp = expectations();
-        assertTrue(exp.size() > 140, "only " + exp.size() + " constants found in Layout");
-        probe(exp, "#include <infiniband/verbs.h>\n", "Layout", LayoutIT::constant);
+    @ParameterizedTest
+    @MethodSource("tables")
+    void everyOffsetSizeAndValueMatchesTheInstalledHeaders(Table t) throws IOException {
+        Map<String, String> exp = expectations(t);
+        assertTrue(exp.size() >= t.atLeast(), "only " + exp.size() + " constants found in " + t);
+        Map<String, Long> theirs = probe(t.include(), exp);
+        List<String> wrong = new ArrayList<>();
+        theirs.forEach((name, value) -> {
+            if (t.value(name) != value) {
+                wrong.add(name + ": " + t + " says " + t.value(name) + ", the headers say " + value + " (" + exp.get(name) + ")");
+            }
+        });
+        assertTrue(wrong.isEmpty(), t + " disagrees with the installed headers:\n" + String.join("\n", wrong));
     }
 
-    @Test
-    void everyLibrdmacmOffsetAndValueMatchesTheInstalledHeaders() throws IOException {
-        Map<String, String> exp = rdmacmExpectations();
-        // the UD event parameters lie in the same union as the connection parameters
-        exp.put("EVENT_PARAM", "offsetof(struct rdma_cm_event, param.ud)");
-        assertTrue(exp.size() > 30, "only " + exp.size() + " constants found in LibRdmacm");
-        probe(exp, "#include <rdma/rdma_cma.h>\n", "LibRdmacm", LayoutIT::rdmacmConstant);
-        assertEquals("offsetof(struct rdma_cm_event, param)", rdmacmExpression("EVENT_PARAM"));
-    }
-
-    private static void probe(Map<String, String> exp, String include, String className,
-            java.util.function.ToIntFunction<String> ours) throws IOException {
+    /**
+     * The value of each C expression of {@code expressions} (name → expression), from a program that includes
+     * {@code include}, compiled with gcc (warnings are errors) and run in the lab. Fails unless every one printed.
+     */
+    static Map<String, Long> probe(String include, Map<String, String> expressions) throws IOException {
         Path dir = Files.createTempDirectory("verbs4j-layout");
-        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n" + include
-                + "int main(void) {\n");
-        for (Map.Entry<String, String> e : exp.entrySet()) {
+        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n" + include + "int main(void) {\n");
+        for (Map.Entry<String, String> e : expressions.entrySet()) {
             c.append("    printf(\"%s %zu\\n\", \"").append(e.getKey()).append("\", (size_t) (")
                     .append(e.getValue()).append("));\n");
         }
@@ -161,60 +199,32 @@ class LayoutIT {
         Path src = dir.resolve("layout.c");
         Files.writeString(src, c);
         Path exe = dir.resolve("layout");
-        Lab.run("gcc", "-o", exe.toString(), src.toString());
+        Lab.run("gcc", "-Wall", "-Werror", "-o", exe.toString(), src.toString());
         String out = Lab.run(exe.toString());
-        List<String> wrong = new ArrayList<>();
-        int checked = 0;
+        Map<String, Long> values = new LinkedHashMap<>();
         for (String line : out.split("\n")) {
             String[] kv = line.trim().split(" ");
-            if (kv.length != 2) {
-                continue;
-            }
-            int mine = ours.applyAsInt(kv[0]);
-            long theirs = Long.parseLong(kv[1]);
-            checked++;
-            if (mine != theirs) {
-                wrong.add(kv[0] + ": " + className + " says " + mine + ", the headers say " + theirs + " ("
-                        + exp.get(kv[0]) + ")");
+            if (kv.length == 2) {
+                values.put(kv[0], Long.parseLong(kv[1]));
             }
         }
-        assertEquals(exp.size(), checked, "the probe printed fewer values than asked:\n" + out);
-        assertTrue(wrong.isEmpty(), className + " disagrees with the installed headers:\n" + String.join("\n", wrong));
+        assertEquals(expressions.keySet(), values.keySet(), "the probe printed other values than asked:\n" + out);
+        return values;
     }
 
-    @Test
-    void everyConstantIsCovered() {
-        for (Field f : Layout.class.getDeclaredFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
-                assertTrue(cExpression(f.getName()) != null, "no C expression for Layout." + f.getName());
-            }
+    @ParameterizedTest
+    @MethodSource("tables")
+    void everyConstantIsCovered(Table t) {
+        for (Field f : t.constants()) {
+            assertTrue(t.cExpression(f.getName()) != null, "no C expression for " + t + "." + f.getName());
         }
     }
 
     @Test
-    void everyLibrdmacmConstantIsCovered() {
-        for (Field f : LibRdmacm.class.getDeclaredFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
-                assertTrue(rdmacmExpression(f.getName()) != null, "no C expression for LibRdmacm." + f.getName());
-            }
-        }
-    }
-
-    private static int rdmacmConstant(String name) {
-        try {
-            Field f = LibRdmacm.class.getDeclaredField(name);
-            f.setAccessible(true);
-            return f.getInt(null);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static int constant(String name) {
-        try {
-            return Layout.class.getField(name).getInt(null);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
+    void prefixesPickTheirStruct() {
+        assertEquals("offsetof(struct rdma_cm_event, param)", RDMACM.cExpression("EVENT_PARAM"));
+        assertEquals("offsetof(struct sockaddr_in6, sin6_scope_id)", expectations(LIBC).get("SIN6_SCOPE_ID"));
+        assertEquals("offsetof(struct sockaddr_in, sin_port)", expectations(LIBC).get("SIN_PORT"));
+        assertEquals("sizeof(struct ibv_qp_attr)", VERBS.cExpression("QP_ATTR_SIZE"));
     }
 }

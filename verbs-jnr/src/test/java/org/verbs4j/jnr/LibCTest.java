@@ -23,7 +23,7 @@ class LibCTest {
     void tellsWhichDescriptorIsReadable() {
         int a = LibC.eventFd();
         int b = LibC.eventFd();
-        long pfds = RawMemory.allocate(16);
+        long pfds = RawMemory.allocate(LibC.AWAIT_EITHER_BYTES);
         try {
             LibC.signal(b);
             assertEquals(2, LibC.awaitEither(pfds, a, b), "only the wake-up descriptor is readable");
@@ -43,7 +43,7 @@ class LibCTest {
         String name = "v4j-libc-test";
         CompletableFuture<Integer> result = new CompletableFuture<>();
         Thread t = new Thread(() -> {
-            long pfds = RawMemory.allocate(16);
+            long pfds = RawMemory.allocate(LibC.AWAIT_EITHER_BYTES);
             try {
                 result.complete(LibC.awaitEither(pfds, watched, wake));
             } catch (Throwable e) {

@@ -21,6 +21,15 @@ import org.verbs4j.api.QueuePair;
  * side calls {@link #connectDatagram} instead of {@link #connect} and gets the peer's QP number, Q_Key and
  * address ({@link UdParameters}); the passive side accepts or rejects as with TCP, and there is no
  * ESTABLISHED and no disconnect on its side. Ids from {@link #awaitRequest} have their listener's port space.
+ *
+ * <p><b>Ownership</b> (the model of every verbs object, {@link org.verbs4j.api.spi.AbstractResource}): an id
+ * belongs to the {@link ConnectionManager} that made it (a request's id too, once {@link #awaitRequest}
+ * returned it), which closes it with itself. {@link #close()} closes this id's queue pair first (it
+ * cascades); closing that queue pair directly is fine as well: it is destroyed as {@code rdma_destroy_qp}
+ * does, so librdmacm keeps no pointer to it, and {@link #createQueuePair} may make another. A listener's
+ * close rejects the requests nobody took. {@link #close()} twice is harmless; any other call after it
+ * throws {@link IllegalStateException}; a wait in progress ends with a {@link CmException}. An id that
+ * becomes unreachable without being closed is reported as a leak (SLF4J logger {@code org.verbs4j.leak}).
  */
 public interface CmId extends AutoCloseable {
 
@@ -132,7 +141,10 @@ public interface CmId extends AutoCloseable {
     /** Whether {@link #close()} was called. */
     boolean isClosed();
 
-    /** Closes the queue pair made by {@link #createQueuePair}, if still open, then {@code rdma_destroy_id}. */
+    /**
+     * Ends every wait on this id, closes the queue pair made by {@link #createQueuePair} if still open, rejects
+     * the connection requests nobody took (a listener), then {@code rdma_destroy_id}. Harmless when closed.
+     */
     @Override
     void close();
 }

@@ -5,9 +5,15 @@ package org.verbs4j.api.cm;
  * events and hands each to the {@link CmId} it belongs to. Get one with
  * {@link org.verbs4j.api.Rdma#connectionManager()}.
  *
- * <p>{@link #close()} closes every id it created (their queue pairs first), completes every waiting
- * call with a {@link CmException}, stops the thread, destroys the channel and releases the device
- * contexts librdmacm opened (close your protection domains, CQs and MRs on them first).
+ * <p><b>Ownership</b> (the model of every verbs object, {@link org.verbs4j.api.spi.AbstractResource}): the
+ * manager owns its {@link CmId}s and closes them with itself (it cascades), each with its queue pair. It
+ * does not own what the application made on the device contexts librdmacm opened ({@link CmId#context()}):
+ * while a protection domain, CQ or completion channel is open on one, {@link #close()} is refused with an
+ * {@link IllegalStateException} naming them, before anything is closed. Otherwise {@link #close()} completes
+ * every waiting call with a {@link CmException}, closes every id, stops the thread, rejects the connection
+ * requests nobody took, destroys the channel and releases the contexts. Twice is harmless; {@link #createId}
+ * after it throws {@link IllegalStateException}. A manager that becomes unreachable without being closed is
+ * reported as a leak (SLF4J logger {@code org.verbs4j.leak}); its event thread does not keep it reachable.
  *
  * <p>Two port spaces: {@link PortSpace#TCP} (RC queue pairs, the default of {@link #createId()}) and
  * {@link PortSpace#UDP} (UD queue pairs, InfiniBand and RoCE only).
@@ -28,9 +34,10 @@ public interface ConnectionManager extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getName() + " offers only PortSpace.TCP");
     }
 
-    /** Whether {@link #close()} was called. */
+    /** Whether {@link #close()} succeeded. */
     boolean isClosed();
 
+    /** Closes every id (cascade) and the channel; refused while a context librdmacm opened is in use (see above). */
     @Override
     void close();
 }

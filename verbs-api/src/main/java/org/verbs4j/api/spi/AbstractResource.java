@@ -10,9 +10,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The safety model every native object of a backend follows: an open/closed state checked on entry
- * (use after close throws instead of crashing the JVM), a parent that knows its children (closing a
- * parent with open children is refused with a message that names them), harmless double close, and
- * a leak report through SLF4J when an object becomes unreachable without being closed.
+ * (use after close throws instead of crashing the JVM), a parent that knows its children, harmless
+ * double close, and a leak report through SLF4J when an object becomes unreachable without being closed.
+ *
+ * <p>Closing a parent with open children is refused with a message that names them, unless the parent
+ * {@linkplain #closesChildren() closes its children}: then {@link #close()} closes each open child first
+ * (a {@code ConnectionManager} its {@code CmId}s, a {@code CmId} its queue pair) and refuses only when one
+ * of them refuses. Each relation is one or the other, always, and the owning API type documents which.
  */
 public abstract class AbstractResource implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger("org.verbs4j.leak");
@@ -31,12 +35,14 @@ public abstract class AbstractResource implements AutoCloseable {
     private final Cleaner.Cleanable cleanable;
     /** Volatile: a plain load on x86, so the hot-path check costs nothing more. */
     private volatile boolean closed;
+    /** Set while {@link #close()} closes the children of a cascading parent: no new child may come. */
+    private volatile boolean closing;
 
     /** @param parent the object this one was made from (null for a device context) */
     protected AbstractResource(AbstractResource parent) {
         this.parent = parent;
         if (parent != null) {
-            parent.checkOpen();
+            parent.checkAcceptsChildren();
             parent.children.add(this);
         }
         this.leak = new LeakState(TRACK_SITES ? new Throwable("created here") : null);
@@ -49,10 +55,33 @@ public abstract class AbstractResource implements AutoCloseable {
      */
     protected final void dependOn(AbstractResource other) {
         if (other != null) {
-            other.checkOpen();
+            other.checkAcceptsChildren();
             other.children.add(this);
             dependencies.add(other);
         }
+    }
+
+    private void checkAcceptsChildren() {
+        checkOpen();
+        if (closing) {
+            throw new IllegalStateException(this + " is being closed; nothing new can be made from it");
+        }
+    }
+
+    /**
+     * Whether {@link #close()} closes the open children first (true) or refuses while there are any
+     * (false, the default). A subclass that answers true documents it on its API type.
+     */
+    protected boolean closesChildren() {
+        return false;
+    }
+
+    /**
+     * Called by {@link #close()} of an open object before anything is closed (before the children of a
+     * cascading parent): may refuse the close by throwing {@link IllegalStateException} that names what is
+     * still in use, or prepare it (e.g. end the waits on this object). The default does nothing.
+     */
+    protected void beforeClose() {
     }
 
     /** Called once by the subclass constructor when the native object exists, for the leak report. */
@@ -83,6 +112,7 @@ public abstract class AbstractResource implements AutoCloseable {
         return LEAKS.get();
     }
 
+    /** Whether {@link #close()} succeeded (or the object was never created, see {@link #abandon()}). */
     public final boolean isClosed() {
         return closed;
     }
@@ -93,8 +123,9 @@ public abstract class AbstractResource implements AutoCloseable {
     }
 
     /**
-     * Destroys the native object. Refused (with {@link IllegalStateException}) while objects made from
-     * this one are open; harmless when already closed.
+     * Destroys the native object. While objects made from this one are open, refused with
+     * {@link IllegalStateException}, or, for a parent that {@linkplain #closesChildren() closes its
+     * children}, preceded by closing them. Harmless when already closed.
      */
     @Override
     public final void close() {
@@ -102,21 +133,61 @@ public abstract class AbstractResource implements AutoCloseable {
             if (closed) {
                 return;
             }
-            if (!children.isEmpty()) {
-                throw new IllegalStateException("cannot close " + this + ": still in use by " + children
-                        + ". Close those first (verbs objects close in reverse order of creation)");
+            if (!children.isEmpty() && !closesChildren()) {
+                throw stillInUse();
             }
-            destroy();
-            closed = true;
-            leak.closed = true;
+            beforeClose();
+            closing = true;
         }
-        cleanable.clean();
-        if (parent != null) {
-            parent.children.remove(this);
+        try {
+            closeChildren();
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                if (!children.isEmpty()) {
+                    throw stillInUse();
+                }
+                destroy();
+                closed = true;
+                leak.closed = true;
+            }
+        } finally {
+            closing = false;
         }
-        for (AbstractResource d : dependencies) {
-            d.children.remove(this);
+        unlink();
+    }
+
+    /** Closes the open children of a cascading parent; throws the first failure once all were tried. */
+    private void closeChildren() {
+        closeAll(openChildren());
+    }
+
+    /**
+     * Closes each of {@code resources}, in order, even when one fails; then throws the first failure (the
+     * others added to it as suppressed).
+     */
+    protected static void closeAll(List<? extends AbstractResource> resources) {
+        RuntimeException first = null;
+        for (AbstractResource c : resources) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
         }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private IllegalStateException stillInUse() {
+        return new IllegalStateException("cannot close " + this + ": still in use by " + children
+                + ". Close those first (verbs objects close in reverse order of creation)");
     }
 
     /**
@@ -126,6 +197,11 @@ public abstract class AbstractResource implements AutoCloseable {
     protected final void abandon() {
         closed = true;
         leak.closed = true;
+        unlink();
+    }
+
+    /** Ends the leak tracking and removes this object from its parent's and its dependencies' children. */
+    private void unlink() {
         cleanable.clean();
         if (parent != null) {
             parent.children.remove(this);

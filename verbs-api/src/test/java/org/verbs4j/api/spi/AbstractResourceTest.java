@@ -35,6 +35,70 @@ class AbstractResourceTest {
         }
     }
 
+    /** A parent that closes its children first (as a ConnectionManager its CmIds). */
+    static class Owner extends Res {
+        String refusal;
+
+        Owner(AbstractResource parent, String name, List<String> destroyed) {
+            super(parent, name, destroyed);
+        }
+
+        @Override
+        protected boolean closesChildren() {
+            return true;
+        }
+
+        @Override
+        protected void beforeClose() {
+            if (refusal != null) {
+                throw new IllegalStateException(refusal);
+            }
+            destroyed.add("before " + name);
+        }
+    }
+
+    @Test
+    void cascadingParentClosesItsChildrenFirstThenItself() {
+        List<String> log = new ArrayList<>();
+        Owner cm = new Owner(null, "cm", log);
+        Owner id = new Owner(cm, "id", log);
+        Res child = new Res(id, "child", log);
+        cm.close();
+        assertEquals(List.of("before cm", "before id", "child", "id", "cm"), log);
+        assertTrue(cm.isClosed() && id.isClosed() && child.isClosed());
+        assertThrows(IllegalStateException.class, child::use, "use after a cascaded close throws");
+        cm.close(); // harmless
+        assertEquals(5, log.size());
+    }
+
+    @Test
+    void cascadeStopsWhenAChildRefusesAndLeavesTheParentOpen() {
+        List<String> log = new ArrayList<>();
+        Owner cm = new Owner(null, "cm", log);
+        Res id = new Res(cm, "id", log);
+        Res qp = new Res(id, "qp", log); // id refuses to close with an open child
+        IllegalStateException e = assertThrows(IllegalStateException.class, cm::close);
+        assertTrue(e.getMessage().contains("qp"), e.getMessage());
+        assertTrue(!cm.isClosed() && !id.isClosed(), "nothing closed");
+        qp.close();
+        cm.close();
+        assertEquals(List.of("before cm", "qp", "before cm", "id", "cm"), log);
+    }
+
+    @Test
+    void beforeCloseCanRefuseBeforeAnythingCloses() {
+        List<String> log = new ArrayList<>();
+        Owner cm = new Owner(null, "cm", log);
+        Res id = new Res(cm, "id", log);
+        cm.refusal = "context in use by pd";
+        IllegalStateException e = assertThrows(IllegalStateException.class, cm::close);
+        assertEquals("context in use by pd", e.getMessage());
+        assertTrue(!id.isClosed() && log.isEmpty());
+        cm.refusal = null;
+        cm.close();
+        assertTrue(id.isClosed());
+    }
+
     @Test
     void parentWithOpenChildrenRefusesToCloseAndNamesThem() {
         List<String> log = new ArrayList<>();
