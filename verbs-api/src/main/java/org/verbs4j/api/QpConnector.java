@@ -227,23 +227,30 @@ public final class QpConnector {
         return init;
     }
 
-    /** {@link #readyToReceive(QpEndpoint, Mtu)} then {@link #readyToSend()}: the QP is in RTS after it. */
-    public void connect(QpEndpoint remote) {
-        connect(remote, null);
+    /**
+     * {@link #readyToReceive(QpEndpoint, Mtu)} then {@link #readyToSend()}: the QP is in RTS after it.
+     *
+     * @return the path MTU of the connection (RC, UC; for UD the port's)
+     */
+    public Mtu connect(QpEndpoint remote) {
+        return connect(remote, null);
     }
 
     /** As {@link #connect(QpEndpoint)}, with the path MTU lowered to the peer's {@code peerMtu} when smaller. */
-    public void connect(QpEndpoint remote, Mtu peerMtu) {
-        readyToReceive(remote, peerMtu);
+    public Mtu connect(QpEndpoint remote, Mtu peerMtu) {
+        Mtu mtu = readyToReceive(remote, peerMtu);
         readyToSend();
+        return mtu;
     }
 
     /**
      * INIT → RTR towards {@code remote}: RC and UC get its QP number, PSN and address vector, the path MTU
      * ({@link #pathMtu()}, or {@code peerMtu} when smaller, null for unknown); RC also the READ/atomic depth
      * and the minimum RNR timer. UD takes only the state ({@code remote} may be null).
+     *
+     * @return the path MTU of the connection (RC, UC; for UD the port's)
      */
-    public void readyToReceive(QpEndpoint remote, Mtu peerMtu) {
+    public Mtu readyToReceive(QpEndpoint remote, Mtu peerMtu) {
         QpType type = qp.type();
         if (type != QpType.UD) {
             Objects.requireNonNull(remote, "remote (the peer's QpEndpoint)");
@@ -253,6 +260,7 @@ public final class QpConnector {
             mtu = peerMtu;
         }
         qp.modify(fabric.readyToReceiveAttributes(type, port, sourceGid, remote, mtu, rdAtomic, options));
+        return mtu;
     }
 
     /** RTR → RTS with this side's PSN; RC also with the transport timers (options, or the fabric's defaults). */
