@@ -23,6 +23,7 @@ import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -113,16 +114,17 @@ class IwarpProviderIT {
                         .maxSendSge(1).maxRecvSge(1))) {
             PortAttributes port = ctx.queryPort(PORT);
             GidEntry g = ctx.queryGidEntry(PORT, 0);
+            // the provider's transition builders where it has them (its addressVector refuses: rdma_cm only)
+            FabricProvider f = Fabrics.forPort(ctx.device(), port, null);
             String[] step = {"INIT"};
             VerbsException e = assertThrows(VerbsException.class, () -> {
-                qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(PORT)
-                        .accessFlags(Access.REMOTE_WRITE | Access.REMOTE_READ));
+                qp.modify(f.initAttributes(port, Access.REMOTE_WRITE | Access.REMOTE_READ, null));
                 step[0] = "RTR";
                 qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(port.activeMtu()).destQpNum(qp.qpNumber())
-                        .rqPsn(0).maxDestRdAtomic(1).minRnrTimer(12).addressVector(AddressVector.global(PORT, g.gid(), 0)));
+                        .rqPsn(0).maxDestRdAtomic(1).minRnrTimer(FabricProvider.DEFAULT_MIN_RNR_TIMER)
+                        .addressVector(AddressVector.global(PORT, g.gid(), 0)));
                 step[0] = "RTS";
-                qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(0).timeout(14).retryCount(7).rnrRetry(7)
-                        .maxRdAtomic(1));
+                qp.modify(f.readyToSendAttributes(0, 1, null));
                 step[0] = "none";
             }, "siw moved a QP to RTS without rdma_cm");
             System.out.println("siw refused the manual connection at " + step[0] + ": " + e.getMessage());
@@ -130,6 +132,27 @@ class IwarpProviderIT {
             // seen in the lab (Linux 6.1): INIT and RTR are accepted, RTS fails with EINVAL ("no socket")
             assertEquals("RTS", step[0], e.getMessage());
             assertEquals(22, e.errno(), e.getMessage());
+        }
+    }
+
+    /**
+     * {@link QpConnector} refuses an iWARP port before touching the QP, and says what to use instead: rdma_cm
+     * or the endpoint API.
+     */
+    @Test
+    void qpConnectorRefusesSiwAndNamesRdmaCm() {
+        String name = env("FABRIC_LAB_SIW_DEV");
+        try (DeviceContext ctx = Rdma.open(name);
+                ProtectionDomain pd = ctx.allocProtectionDomain();
+                CompletionQueue cq = ctx.createCompletionQueue(8);
+                QueuePair qp = pd.createQueuePair(new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(2).maxRecvWr(2)
+                        .maxSendSge(1).maxRecvSge(1))) {
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                    () -> QpConnector.prepare(ctx, qp, PORT, FabricOptions.defaults()));
+            System.out.println("QpConnector on " + name + ": " + e.getMessage());
+            assertTrue(e.getMessage().startsWith(name + " port 1 is on the iwarp fabric"), e.getMessage());
+            assertTrue(e.getMessage().contains("rdma_cm (org.verbs4j.api.cm.ConnectionManager)")
+                    && e.getMessage().contains("org.verbs4j.endpoint.Endpoints"), e.getMessage());
         }
     }
 }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Access;
-import org.verbs4j.api.AddressHandle;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.FabricOptions;
