@@ -78,49 +78,31 @@ final class QpPair implements AutoCloseable {
         final FabricOptions fabric = FabricOptions.defaults();
         int rdAtomic = 16;
 
-        Options sendWr(int n) {
-            sendWr = n;
+        /** Send and receive queue depths, and the CQ size (0: both queues' depth + 16). */
+        Options queues(int sendWrs, int recvWrs, int cqSize) {
+            sendWr = sendWrs;
+            recvWr = recvWrs;
+            cqEntries = cqSize;
             return this;
         }
 
-        Options recvWr(int n) {
-            recvWr = n;
+        /** Inline data bytes of each QP and bytes of each registered buffer. */
+        Options buffers(int inlineBytes, int bufferBytes) {
+            inline = inlineBytes;
+            bufferSize = bufferBytes;
             return this;
         }
 
-        Options cqEntries(int n) {
-            cqEntries = n;
-            return this;
-        }
-
-        Options bufferSize(int n) {
-            bufferSize = n;
-            return this;
-        }
-
+        /** Both QPs take their receives from one SRQ of {@code wr} entries. */
         Options srq(int wr) {
             srq = true;
             srqWr = wr;
             return this;
         }
 
-        Options rnrRetry(int n) {
-            fabric.rnrRetry(n);
-            return this;
-        }
-
-        Options minRnrTimer(int t) {
-            fabric.minRnrTimer(t);
-            return this;
-        }
-
-        Options retry(int timeout, int count) {
-            fabric.timeout(timeout).retryCount(count);
-            return this;
-        }
-
-        Options inline(int bytes) {
-            inline = bytes;
+        /** RNR retry count and minimum RNR NAK timer instead of the fabric's defaults. */
+        Options rnr(int retry, int minTimer) {
+            fabric.rnrRetry(retry).minRnrTimer(minTimer);
             return this;
         }
 
