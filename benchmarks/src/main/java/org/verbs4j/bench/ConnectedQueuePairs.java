@@ -1,5 +1,7 @@
 package org.verbs4j.bench;
 
+import static org.verbs4j.bench.LoopbackQueuePair.closeAll;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -417,20 +419,6 @@ final class ConnectedQueuePairs implements AutoCloseable {
         for (Endpoint e : endpoints) {
             if (e != null) {
                 e.close(into);
-            }
-        }
-    }
-
-    /** Closes each non-null resource in order; failures are added to {@code into}. */
-    private static void closeAll(Throwable into, AutoCloseable... resources) {
-        for (AutoCloseable r : resources) {
-            if (r == null) {
-                continue;
-            }
-            try {
-                r.close();
-            } catch (Exception e) {
-                into.addSuppressed(e);
             }
         }
     }

@@ -145,7 +145,7 @@ final class LoopbackQueuePair implements AutoCloseable {
     }
 
     /** Closes each non-null resource in order (children before parents); failures are added to {@code into}. */
-    private static void closeAll(Throwable into, AutoCloseable... resources) {
+    static void closeAll(Throwable into, AutoCloseable... resources) {
         for (AutoCloseable r : resources) {
             if (r == null) {
                 continue;

@@ -5,8 +5,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.SendFlags;
+import org.verbs4j.api.SendRequests.SendRequest;
 import org.verbs4j.api.WaitStrategy;
 import org.verbs4j.api.WcOpcode;
 
@@ -22,13 +24,24 @@ final class LoopbackOpcodes extends LoopbackStep {
         super(pair, checks);
     }
 
+    /** Puts step {@code seed}'s pattern at {@code srcOff} of {@code src}, clears where it should arrive; returns it. */
+    private byte[] stage(MemoryRegion src, long srcOff, MemoryRegion dst, long dstOff, int seed) {
+        byte[] data = pattern(size, seed);
+        src.putBytes(srcOff, data);
+        dst.fill(dstOff, size, (byte) 0);
+        return data;
+    }
+
+    /** A signaled request of {@code size} bytes from A's region at {@code localOff}, in the shared request array. */
+    private SendRequest request(long wrId, Opcode opcode, long localOff) {
+        return s.wr.at(0).clear().wrId(wrId).opcode(opcode).flags(SendFlags.SIGNALED)
+                .sge(s.ma.address() + localOff, size, s.ma.lkey());
+    }
+
     void send() {
-        byte[] data = pattern(size, 1);
-        s.ma.putBytes(sendOff, data);
-        s.mb.fill(recvOff, size, (byte) 0);
+        byte[] data = stage(s.ma, sendOff, s.mb, recvOff, 1);
         postReceive(s.b, s.rr, 0xB1, s.mb, recvOff, size);
-        s.wr.at(0).clear().wrId(0xA1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
-                .sge(s.ma.address() + sendOff, size, s.ma.lkey());
+        request(0xA1, Opcode.SEND, sendOff);
         s.a.postSend(s.wr);
         List<Completion> got = collect(s, WaitStrategy.busySpin(), 0xA1, 0xB1);
         expect(got.get(0), WcOpcode.SEND, s.a, "SEND send completion");
@@ -39,12 +52,9 @@ final class LoopbackOpcodes extends LoopbackStep {
     }
 
     void sendWithImm() {
-        byte[] data = pattern(size, 2);
-        s.ma.putBytes(sendOff, data);
-        s.mb.fill(recvOff, size, (byte) 0);
+        byte[] data = stage(s.ma, sendOff, s.mb, recvOff, 2);
         postReceive(s.b, s.rr, 0xB2, s.mb, recvOff, size);
-        s.wr.at(0).clear().wrId(0xA2).opcode(Opcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immData(IMM)
-                .sge(s.ma.address() + sendOff, size, s.ma.lkey());
+        request(0xA2, Opcode.SEND_WITH_IMM, sendOff).immData(IMM);
         s.a.postSend(s.wr);
         List<Completion> got = collect(s, WaitStrategy.busySpin(), 0xA2, 0xB2);
         expect(got.get(0), WcOpcode.SEND, s.a, "SEND_WITH_IMM send completion");
@@ -57,11 +67,8 @@ final class LoopbackOpcodes extends LoopbackStep {
     }
 
     void rdmaWrite() {
-        byte[] data = pattern(size, 3);
-        s.ma.putBytes(sendOff, data);
-        s.mb.fill(rdmaOff, size, (byte) 0);
-        s.wr.at(0).clear().wrId(0xA3).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
-                .sge(s.ma.address() + sendOff, size, s.ma.lkey()).rdma(s.mb.address() + rdmaOff, s.mb.rkey());
+        byte[] data = stage(s.ma, sendOff, s.mb, rdmaOff, 3);
+        request(0xA3, Opcode.RDMA_WRITE, sendOff).rdma(s.mb.address() + rdmaOff, s.mb.rkey());
         s.a.postSend(s.wr);
         expect(collect(s, WaitStrategy.busySpin(), 0xA3).get(0), WcOpcode.RDMA_WRITE, s.a, "RDMA_WRITE completion");
         boolean same = Arrays.equals(data, s.mb.getBytes(rdmaOff, size));
@@ -72,14 +79,12 @@ final class LoopbackOpcodes extends LoopbackStep {
     }
 
     void rdmaWriteWithImm() {
-        byte[] data = pattern(size, 4);
-        s.ma.putBytes(sendOff, data);
-        s.mb.fill(rdmaOff, size, (byte) 0);
+        byte[] data = stage(s.ma, sendOff, s.mb, rdmaOff, 4);
         // the data goes where the write says; the receive only takes the immediate: it needs no buffer
         s.rr.at(0).wrId(0xB4).numSge(0);
         s.b.postReceive(s.rr);
-        s.wr.at(0).clear().wrId(0xA4).opcode(Opcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immData(IMM + 1)
-                .sge(s.ma.address() + sendOff, size, s.ma.lkey()).rdma(s.mb.address() + rdmaOff, s.mb.rkey());
+        request(0xA4, Opcode.RDMA_WRITE_WITH_IMM, sendOff).immData(IMM + 1)
+                .rdma(s.mb.address() + rdmaOff, s.mb.rkey());
         s.a.postSend(s.wr);
         List<Completion> got = collect(s, WaitStrategy.busySpin(), 0xA4, 0xB4);
         expect(got.get(0), WcOpcode.RDMA_WRITE, s.a, "RDMA_WRITE_WITH_IMM send completion");
@@ -92,11 +97,8 @@ final class LoopbackOpcodes extends LoopbackStep {
     }
 
     void rdmaRead() {
-        byte[] data = pattern(size, 5);
-        s.mb.putBytes(rdmaOff, data);
-        s.ma.fill(rdmaOff, size, (byte) 0);
-        s.wr.at(0).clear().wrId(0xA5).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
-                .sge(s.ma.address() + rdmaOff, size, s.ma.lkey()).rdma(s.mb.address() + rdmaOff, s.mb.rkey());
+        byte[] data = stage(s.mb, rdmaOff, s.ma, rdmaOff, 5);
+        request(0xA5, Opcode.RDMA_READ, rdmaOff).rdma(s.mb.address() + rdmaOff, s.mb.rkey());
         s.a.postSend(s.wr);
         Completion c = expect(collect(s, WaitStrategy.busySpin(), 0xA5).get(0), WcOpcode.RDMA_READ, s.a,
                 "RDMA_READ completion");
@@ -143,13 +145,10 @@ final class LoopbackOpcodes extends LoopbackStep {
     /** Arm the CQ, post, sleep in ibv_get_cq_event until the channel fires, then collect with blocking(). */
     void blockingWait(CompletionChannel channel) {
         check(s.cq.poll(s.wc) == 0, "CQ not empty before the blocking wait");
-        byte[] data = pattern(size, 6);
-        s.ma.putBytes(sendOff, data);
-        s.mb.fill(recvOff, size, (byte) 0);
+        byte[] data = stage(s.ma, sendOff, s.mb, recvOff, 6);
         postReceive(s.b, s.rr, 0xB8, s.mb, recvOff, size);
         s.cq.requestNotify(false);
-        s.wr.at(0).clear().wrId(0xA8).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
-                .sge(s.ma.address() + sendOff, size, s.ma.lkey());
+        request(0xA8, Opcode.SEND, sendOff);
         s.a.postSend(s.wr);
         long t0 = System.nanoTime();
         CompletionQueue fired = channel.awaitEvent(10, TimeUnit.SECONDS);
