@@ -100,7 +100,8 @@ class IwarpProviderIT {
     }
 
     /**
-     * Why iWARP is "rdma_cm only": siw creates the QP and takes INIT and RTR by hand, but refuses RTS
+     * {@link QpConnector} refuses an iWARP port before touching the QP, and says what to use instead (rdma_cm,
+     * or the endpoint API). Why iWARP is "rdma_cm only": siw creates the QP and takes INIT and RTR by hand, but refuses RTS
      * (EINVAL), since RTS needs the TCP socket of an MPA connection, which only the kernel's iw_cm hands over. The step that
      * fails and siw's error are printed (failsafe-reports/*-output.txt).
      */
@@ -112,9 +113,16 @@ class IwarpProviderIT {
                 CompletionQueue cq = ctx.createCompletionQueue(8);
                 QueuePair qp = pd.createQueuePair(new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(2).maxRecvWr(2)
                         .maxSendSge(1).maxRecvSge(1))) {
+            UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class,
+                    () -> QpConnector.prepare(ctx, qp, PORT, FabricOptions.defaults()));
+            System.out.println("QpConnector on " + name + ": " + refused.getMessage());
+            assertTrue(refused.getMessage().startsWith(name + " port 1 is on the iwarp fabric"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("rdma_cm (org.verbs4j.api.cm.ConnectionManager)")
+                    && refused.getMessage().contains("org.verbs4j.endpoint.Endpoints"), refused.getMessage());
+
             PortAttributes port = ctx.queryPort(PORT);
             GidEntry g = ctx.queryGidEntry(PORT, 0);
-            // the provider's transition builders where it has them (its addressVector refuses: rdma_cm only)
+            // by hand, with the provider's transition builders where it has them (its addressVector refuses: rdma_cm only)
             FabricProvider f = Fabrics.forPort(ctx.device(), port, null);
             String[] step = {"INIT"};
             VerbsException e = assertThrows(VerbsException.class, () -> {
@@ -132,27 +140,6 @@ class IwarpProviderIT {
             // seen in the lab (Linux 6.1): INIT and RTR are accepted, RTS fails with EINVAL ("no socket")
             assertEquals("RTS", step[0], e.getMessage());
             assertEquals(22, e.errno(), e.getMessage());
-        }
-    }
-
-    /**
-     * {@link QpConnector} refuses an iWARP port before touching the QP, and says what to use instead: rdma_cm
-     * or the endpoint API.
-     */
-    @Test
-    void qpConnectorRefusesSiwAndNamesRdmaCm() {
-        String name = env("FABRIC_LAB_SIW_DEV");
-        try (DeviceContext ctx = Rdma.open(name);
-                ProtectionDomain pd = ctx.allocProtectionDomain();
-                CompletionQueue cq = ctx.createCompletionQueue(8);
-                QueuePair qp = pd.createQueuePair(new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(2).maxRecvWr(2)
-                        .maxSendSge(1).maxRecvSge(1))) {
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                    () -> QpConnector.prepare(ctx, qp, PORT, FabricOptions.defaults()));
-            System.out.println("QpConnector on " + name + ": " + e.getMessage());
-            assertTrue(e.getMessage().startsWith(name + " port 1 is on the iwarp fabric"), e.getMessage());
-            assertTrue(e.getMessage().contains("rdma_cm (org.verbs4j.api.cm.ConnectionManager)")
-                    && e.getMessage().contains("org.verbs4j.endpoint.Endpoints"), e.getMessage());
         }
     }
 }

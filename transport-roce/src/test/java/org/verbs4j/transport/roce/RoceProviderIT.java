@@ -127,27 +127,18 @@ class RoceProviderIT {
         byte[] message = "hello over RoCE v2 through QpConnector".getBytes(StandardCharsets.US_ASCII);
         byte[] written = "written by RDMA WRITE".getBytes(StandardCharsets.US_ASCII);
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
-        try (DeviceContext ctx = Rdma.open(name);
-                ProtectionDomain pd = ctx.allocProtectionDomain();
-                CompletionQueue cqA = ctx.createCompletionQueue(16);
-                CompletionQueue cqB = ctx.createCompletionQueue(16);
-                QueuePair a = pd.createQueuePair(new QpInitAttributes(QpType.RC, cqA, cqA).maxSendWr(4).maxRecvWr(4)
-                        .maxSendSge(1).maxRecvSge(1));
-                QueuePair b = pd.createQueuePair(new QpInitAttributes(QpType.RC, cqB, cqB).maxSendWr(4).maxRecvWr(4)
-                        .maxSendSge(1).maxRecvSge(1));
-                MemoryRegion mrA = pd.allocateMemory(4096, access);
-                MemoryRegion mrB = pd.allocateMemory(8192, access);
-                SendRequests send = SendRequests.allocate(1, 1);
-                ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
-                WorkCompletions wc = WorkCompletions.allocate(4)) {
+        try (Two t = new Two(name, QpType.RC, access)) {
+            DeviceContext ctx = t.ctx;
+            QueuePair a = t.a;
+            QueuePair b = t.b;
             QpConnector ca = QpConnector.prepare(ctx, a, PORT, FabricOptions.defaults());
             QpConnector cb = QpConnector.builder(ctx, b).port(PORT).access(Access.REMOTE_WRITE).psn(0x0b0b0b).prepare();
             assertEquals(QpState.INIT, a.state());
             assertEquals("roce", ca.fabricName());
             assertEquals(Integer.parseInt(env("FABRIC_LAB_RXE_GID_INDEX")), ca.sourceGid().index());
             // receives may be posted in INIT, before the peer is known
-            recv.at(0).wrId(2).sge(mrB.address(), 4096, mrB.lkey());
-            b.postReceive(recv);
+            t.recv.at(0).wrId(2).sge(t.mrB.address(), 4096, t.mrB.lkey());
+            b.postReceive(t.recv);
 
             String wireA = ca.localEndpoint().toWire();
             String wireB = cb.localEndpoint().toWire();
@@ -165,20 +156,20 @@ class RoceProviderIT {
             assertEquals(FabricProvider.DEFAULT_MIN_RNR_TIMER, q.minRnrTimer());
             assertEquals(64, q.addressVector().hopLimit(), q.addressVector().toString());
 
-            mrA.putBytes(0, message);
-            send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(mrA.address(), message.length, mrA.lkey());
-            a.postSend(send);
-            awaitOne(cqA, wc, 1, "send completion");
-            awaitOne(cqB, wc, 2, "receive completion");
-            assertEquals(message.length, wc.byteLength(0));
-            assertArrayEquals(message, mrB.getBytes(0, message.length));
+            t.mrA.putBytes(0, message);
+            t.send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(t.mrA.address(), message.length, t.mrA.lkey());
+            a.postSend(t.send);
+            awaitOne(t.cqA, t.wc, 1, "send completion");
+            awaitOne(t.cqB, t.wc, 2, "receive completion");
+            assertEquals(message.length, t.wc.byteLength(0));
+            assertArrayEquals(message, t.mrB.getBytes(0, message.length));
 
-            mrA.putBytes(0, written);
-            send.at(0).clear().wrId(3).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
-                    .sge(mrA.address(), written.length, mrA.lkey()).rdma(mrB.address() + 4096, mrB.rkey());
-            a.postSend(send);
-            awaitOne(cqA, wc, 3, "RDMA WRITE completion");
-            assertArrayEquals(written, mrB.getBytes(4096, written.length), "the write landed in B's region");
+            t.mrA.putBytes(0, written);
+            t.send.at(0).clear().wrId(3).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sge(t.mrA.address(), written.length, t.mrA.lkey()).rdma(t.mrB.address() + 4096, t.mrB.rkey());
+            a.postSend(t.send);
+            awaitOne(t.cqA, t.wc, 3, "RDMA WRITE completion");
+            assertArrayEquals(written, t.mrB.getBytes(4096, written.length), "the write landed in B's region");
         }
     }
 
@@ -191,19 +182,10 @@ class RoceProviderIT {
         String name = env("FABRIC_LAB_RXE_DEV");
         byte[] message = "a datagram through QpConnector".getBytes(StandardCharsets.US_ASCII);
         int qkey = 0x0badcafe;
-        try (DeviceContext ctx = Rdma.open(name);
-                ProtectionDomain pd = ctx.allocProtectionDomain();
-                CompletionQueue cqA = ctx.createCompletionQueue(16);
-                CompletionQueue cqB = ctx.createCompletionQueue(16);
-                QueuePair a = pd.createQueuePair(new QpInitAttributes(QpType.UD, cqA, cqA).maxSendWr(4).maxRecvWr(4)
-                        .maxSendSge(1).maxRecvSge(1));
-                QueuePair b = pd.createQueuePair(new QpInitAttributes(QpType.UD, cqB, cqB).maxSendWr(4).maxRecvWr(4)
-                        .maxSendSge(1).maxRecvSge(1));
-                MemoryRegion mrA = pd.allocateMemory(4096, Access.LOCAL_WRITE);
-                MemoryRegion mrB = pd.allocateMemory(4096, Access.LOCAL_WRITE);
-                SendRequests send = SendRequests.allocate(1, 1);
-                ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
-                WorkCompletions wc = WorkCompletions.allocate(4)) {
+        try (Two t = new Two(name, QpType.UD, Access.LOCAL_WRITE)) {
+            DeviceContext ctx = t.ctx;
+            QueuePair a = t.a;
+            QueuePair b = t.b;
             QpConnector ca = QpConnector.builder(ctx, a).port(PORT).qkey(qkey).prepare();
             QpConnector cb = QpConnector.builder(ctx, b).port(PORT).qkey(qkey).prepare();
             QpEndpoint peerB = QpEndpoint.parseWire(cb.localEndpoint().toWire());
@@ -211,18 +193,57 @@ class RoceProviderIT {
             cb.connect(null);
             assertEquals(QpState.RTS, a.state());
             assertEquals(qkey, b.query(QpAttrMask.QKEY).qkey());
-            recv.at(0).wrId(2).sge(mrB.address(), 40 + 1024, mrB.lkey());
-            b.postReceive(recv);
+            t.recv.at(0).wrId(2).sge(t.mrB.address(), 40 + 1024, t.mrB.lkey());
+            b.postReceive(t.recv);
             try (AddressHandle ah = ca.addressHandle(peerB)) {
-                mrA.putBytes(0, message);
-                send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
-                        .sge(mrA.address(), message.length, mrA.lkey()).ud(ah, peerB.qpn(), qkey);
-                a.postSend(send);
-                awaitOne(cqA, wc, 1, "send completion");
-                awaitOne(cqB, wc, 2, "receive completion");
-                assertEquals(40 + message.length, wc.byteLength(0), "byte_len counts the GRH");
-                assertEquals(a.qpNumber(), wc.srcQp(0));
-                assertArrayEquals(message, mrB.getBytes(40, message.length));
+                t.mrA.putBytes(0, message);
+                t.send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
+                        .sge(t.mrA.address(), message.length, t.mrA.lkey()).ud(ah, peerB.qpn(), qkey);
+                a.postSend(t.send);
+                awaitOne(t.cqA, t.wc, 1, "send completion");
+                awaitOne(t.cqB, t.wc, 2, "receive completion");
+                assertEquals(40 + message.length, t.wc.byteLength(0), "byte_len counts the GRH");
+                assertEquals(a.qpNumber(), t.wc.srcQp(0));
+                assertArrayEquals(message, t.mrB.getBytes(40, message.length));
+            }
+        }
+    }
+
+    /** Two queue pairs of {@code type} on {@code device}, each with its CQ and a 8 KiB region; one request of each kind. */
+    private static final class Two implements AutoCloseable {
+        final DeviceContext ctx;
+        final ProtectionDomain pd;
+        final CompletionQueue cqA;
+        final CompletionQueue cqB;
+        final QueuePair a;
+        final QueuePair b;
+        final MemoryRegion mrA;
+        final MemoryRegion mrB;
+        final SendRequests send = SendRequests.allocate(1, 1);
+        final ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
+        final WorkCompletions wc = WorkCompletions.allocate(4);
+
+        Two(String device, QpType type, int access) {
+            ctx = Rdma.open(device);
+            pd = ctx.allocProtectionDomain();
+            cqA = ctx.createCompletionQueue(16);
+            cqB = ctx.createCompletionQueue(16);
+            a = pd.createQueuePair(new QpInitAttributes(type, cqA, cqA).maxSendWr(4).maxRecvWr(4).maxSendSge(1)
+                    .maxRecvSge(1));
+            b = pd.createQueuePair(new QpInitAttributes(type, cqB, cqB).maxSendWr(4).maxRecvWr(4).maxSendSge(1)
+                    .maxRecvSge(1));
+            mrA = pd.allocateMemory(8192, access);
+            mrB = pd.allocateMemory(8192, access);
+        }
+
+        @Override
+        public void close() {
+            for (AutoCloseable c : new AutoCloseable[] {wc, recv, send, mrB, mrA, b, a, cqB, cqA, pd, ctx}) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new AssertionError("closing " + c, e);
+                }
             }
         }
     }
