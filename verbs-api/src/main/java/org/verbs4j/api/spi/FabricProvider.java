@@ -6,6 +6,7 @@ import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpAttrMask;
 import org.verbs4j.api.QpAttributes;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.QpState;
@@ -101,12 +102,9 @@ public interface FabricProvider {
      */
     default QpAttributes initAttributes(QpType type, PortAttributes port, int accessFlags, int qkey,
             FabricOptions options) {
-        if (type != QpType.UD) {
-            return initAttributes(port, accessFlags, options);
-        }
-        FabricOptions o = FabricOptions.orDefaults(options);
-        return new QpAttributes().state(QpState.INIT).port(port.portNumber())
-                .pkeyIndex(o.pkeyIndex() >= 0 ? o.pkeyIndex() : 0).qkey(qkey);
+        QpAttributes a = initAttributes(port, accessFlags, options);
+        // UD: the same port and P_Key index, with a Q_Key instead of access flags
+        return type != QpType.UD ? a : a.mask(a.mask() & ~QpAttrMask.ACCESS_FLAGS).qkey(qkey);
     }
 
     /**
@@ -146,18 +144,12 @@ public interface FabricProvider {
      */
     default QpAttributes readyToReceiveAttributes(QpType type, PortAttributes port, GidEntry sourceGid,
             QpEndpoint remote, Mtu pathMtu, int rdAtomic, FabricOptions options) {
-        switch (type) {
-            case UD:
-                return new QpAttributes().state(QpState.RTR);
-            case UC:
-                FabricOptions o = FabricOptions.orDefaults(options);
-                return new QpAttributes().state(QpState.RTR)
-                        .addressVector(addressVector(port, sourceGid, remote, o))
-                        .pathMtu(pathMtu != null ? pathMtu : pathMtu(port, o))
-                        .destQpNum(remote.qpn()).rqPsn(remote.psn());
-            default:
-                return readyToReceiveAttributes(port, sourceGid, remote, pathMtu, rdAtomic, options);
+        if (type == QpType.UD) {
+            return new QpAttributes().state(QpState.RTR);
         }
+        QpAttributes a = readyToReceiveAttributes(port, sourceGid, remote, pathMtu, rdAtomic, options);
+        // UC: no reads, atomics or RNR NAKs, so neither their depth nor the RNR timer
+        return type == QpType.RC ? a : a.mask(a.mask() & ~(QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER));
     }
 
     /**
