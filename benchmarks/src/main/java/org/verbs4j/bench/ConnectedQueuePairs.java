@@ -1,5 +1,7 @@
 package org.verbs4j.bench;
 
+import static org.verbs4j.bench.LoopbackQueuePair.closeAll;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -11,20 +13,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.verbs4j.api.Access;
-import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceAttributes;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.Errno;
-import org.verbs4j.api.GidEntry;
-import org.verbs4j.api.LinkLayer;
 import org.verbs4j.api.MemoryRegion;
-import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
-import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpInitAttributes;
-import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
 import org.verbs4j.api.QueuePair;
 import org.verbs4j.api.Rdma;
@@ -175,24 +172,15 @@ final class ConnectedQueuePairs implements AutoCloseable {
             if (!port.isActive()) {
                 throw new IllegalStateException(device + " port " + PORT + " is " + port.state().text() + ", not ACTIVE");
             }
-            Mtu mtu = port.activeMtu() != null ? port.activeMtu() : Mtu.MTU_1024;
-            AddressVector av;
-            String addressing;
-            if (port.linkLayer() == LinkLayer.ETHERNET) {
-                GidEntry gid = LoopbackQueuePair.roceV2Gid(c);
-                av = AddressVector.global(PORT, gid.gid(), gid.index());
-                addressing = gid.toString();
-            } else {
-                av = AddressVector.local(PORT, port.lid());
-                addressing = "LID " + port.lid();
-            }
             int access = accessFlags(c);
             a = manualEndpoint("A", c, shape, access);
             b = manualEndpoint("B", c, shape, access);
-            toRts(a.qp, b.qp.qpNumber(), PSN_A, PSN_B, av, mtu, access);
-            toRts(b.qp, a.qp.qpNumber(), PSN_B, PSN_A, av, mtu, access);
-            return new ConnectedQueuePairs(c, c, null, null, a, b,
-                    "connected by hand (RESET→INIT→RTR→RTS), " + addressing + ", path MTU " + mtu.bytes());
+            QpConnector ca = LoopbackQueuePair.prepare(c, a.qp, access, PSN_A);
+            QpConnector cb = LoopbackQueuePair.prepare(c, b.qp, access, PSN_B);
+            ca.connect(cb.localEndpoint());
+            cb.connect(ca.localEndpoint());
+            return new ConnectedQueuePairs(c, c, null, null, a, b, "connected by hand (RESET→INIT→RTR→RTS), "
+                    + LoopbackQueuePair.describeAddress(ca) + ", path MTU " + ca.pathMtu().bytes());
         } catch (RuntimeException e) {
             closeEndpoints(e, b, a);
             closeAll(e, c);
@@ -215,15 +203,6 @@ final class ConnectedQueuePairs implements AutoCloseable {
             closeAll(e, scq, rcq, mr, pd);
             throw e;
         }
-    }
-
-    private static void toRts(QueuePair qp, int destQpn, int sqPsn, int rqPsn, AddressVector av, Mtu mtu, int access) {
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(PORT)
-                .accessFlags(access & ~Access.LOCAL_WRITE));
-        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpNum(destQpn).rqPsn(rqPsn)
-                .maxDestRdAtomic(1).minRnrTimer(12).addressVector(av));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(14).retryCount(7).rnrRetry(7)
-                .maxRdAtomic(1));
     }
 
     // ---------------------------------------------------------------- rdma_cm (iWARP; RoCE on request)
@@ -440,20 +419,6 @@ final class ConnectedQueuePairs implements AutoCloseable {
         for (Endpoint e : endpoints) {
             if (e != null) {
                 e.close(into);
-            }
-        }
-    }
-
-    /** Closes each non-null resource in order; failures are added to {@code into}. */
-    private static void closeAll(Throwable into, AutoCloseable... resources) {
-        for (AutoCloseable r : resources) {
-            if (r == null) {
-                continue;
-            }
-            try {
-                r.close();
-            } catch (Exception e) {
-                into.addSuppressed(e);
             }
         }
     }

@@ -1,17 +1,16 @@
 package org.verbs4j.bench;
 
 import org.verbs4j.api.Access;
-import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
-import org.verbs4j.api.GidEntry;
-import org.verbs4j.api.GidType;
-import org.verbs4j.api.LinkLayer;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
+import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -44,6 +43,7 @@ final class LoopbackQueuePair implements AutoCloseable {
 
     // Made once: the reset path between JMH invocations then allocates nothing of its own.
     private final QpAttributes toReset = new QpAttributes().state(QpState.RESET);
+    /** The connector's INIT attributes, reused after each RESET. */
     private final QpAttributes toInit;
 
     /**
@@ -71,32 +71,17 @@ final class LoopbackQueuePair implements AutoCloseable {
             if (!port.isActive()) {
                 throw new IllegalStateException(name + " port " + PORT + " is " + port.state().text() + ", not ACTIVE");
             }
-            Mtu mtu = port.activeMtu() != null ? port.activeMtu() : Mtu.MTU_1024;
-            AddressVector av;
-            String addressing;
-            if (port.linkLayer() == LinkLayer.ETHERNET) {
-                GidEntry gid = roceV2Gid(c);
-                av = AddressVector.global(PORT, gid.gid(), gid.index());
-                addressing = gid.toString();
-            } else {
-                av = AddressVector.local(PORT, port.lid());
-                addressing = "LID " + port.lid();
-            }
             p = c.allocProtectionDomain();
             q = c.createCompletionQueue(cqEntries);
             m = p.allocateMemory(bufferSize, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             x = p.createQueuePair(new QpInitAttributes(QpType.RC, q, q)
                     .maxSendWr(maxSendWr).maxRecvWr(maxRecvWr).maxSendSge(1).maxRecvSge(1).maxInlineData(64));
             // Loopback: the destination is this QP, at this port's own address.
-            this.toInit = new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(PORT)
-                    .accessFlags(Access.REMOTE_WRITE | Access.REMOTE_READ);
-            QpAttributes toRtr = new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpNum(x.qpNumber()).rqPsn(PSN)
-                    .maxDestRdAtomic(1).minRnrTimer(12).addressVector(av);
-            QpAttributes toRts = new QpAttributes().state(QpState.RTS).sqPsn(PSN).timeout(14).retryCount(7).rnrRetry(7)
-                    .maxRdAtomic(1);
-            x.modify(toInit);
-            x.modify(toRtr);
-            x.modify(toRts);
+            QpConnector connector = prepare(c, x, Access.REMOTE_WRITE | Access.REMOTE_READ, PSN);
+            connector.connect(connector.localEndpoint());
+            this.toInit = connector.initAttributes();
+            Mtu mtu = connector.pathMtu();
+            String addressing = describeAddress(connector);
             this.description = name + " QP 0x" + Integer.toHexString(x.qpNumber()) + " -> itself, " + addressing
                     + ", path MTU " + mtu.bytes() + ", " + x.capabilities();
         } catch (RuntimeException e) {
@@ -120,29 +105,23 @@ final class LoopbackQueuePair implements AutoCloseable {
         return env != null && !env.isBlank() ? env.trim() : "rxe0";
     }
 
-    /** The IPv4-mapped RoCE v2 GID of port 1 (what perftest's {@code -x} and the lab use), or the override. */
-    static GidEntry roceV2Gid(DeviceContext c) {
+    /**
+     * RESET -> INIT of {@code qp} on port 1 with a {@link QpConnector}, the GID the fabric chooses (RoCE: the
+     * IPv4-mapped RoCE v2 GID, what perftest's {@code -x} and the lab use) or {@code -Dverbs4j.gidIndex}.
+     */
+    static QpConnector prepare(DeviceContext c, QueuePair qp, int access, int psn) {
+        FabricOptions options = FabricOptions.defaults();
         String forced = System.getProperty(GID_INDEX_PROPERTY);
         if (forced != null && !forced.isBlank()) {
-            return c.queryGidEntry(PORT, Integer.parseInt(forced.trim()));
+            options.gidIndex(Integer.parseInt(forced.trim()));
         }
-        GidEntry fallback = null;
-        for (GidEntry e : c.queryGidTable()) {
-            if (e.port() != PORT || e.type() != GidType.ROCE_V2) {
-                continue;
-            }
-            if (e.gid().isIpv4Mapped()) {
-                return e;
-            }
-            if (fallback == null) {
-                fallback = e;
-            }
-        }
-        if (fallback != null) {
-            return fallback;
-        }
-        throw new IllegalStateException(c.device().name() + " port " + PORT + " has no RoCE v2 GID (is an IP address "
-                + "configured on its netdev?); set -D" + GID_INDEX_PROPERTY + "=N to pick one");
+        return QpConnector.builder(c, qp).port(PORT).options(options).access(access).psn(psn).prepare();
+    }
+
+    /** How the connector's QP is addressed: its GID entry (RoCE), or the port's LID (InfiniBand). */
+    static String describeAddress(QpConnector connector) {
+        QpEndpoint me = connector.localEndpoint();
+        return connector.addressVector(me).isGlobal() ? connector.sourceGid().toString() : "LID " + me.lid();
     }
 
     /**
@@ -166,7 +145,7 @@ final class LoopbackQueuePair implements AutoCloseable {
     }
 
     /** Closes each non-null resource in order (children before parents); failures are added to {@code into}. */
-    private static void closeAll(Throwable into, AutoCloseable... resources) {
+    static void closeAll(Throwable into, AutoCloseable... resources) {
         for (AutoCloseable r : resources) {
             if (r == null) {
                 continue;

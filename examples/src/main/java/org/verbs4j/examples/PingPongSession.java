@@ -8,12 +8,12 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.Gid;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
@@ -21,6 +21,7 @@ import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.PostException;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttrMask;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpType;
@@ -77,6 +78,8 @@ abstract class PingPongSession {
     protected MemoryRegion mr;
     protected CompletionQueue cq;
     protected QueuePair qp;
+    /** Takes {@link #qp} from RESET to RTS; made by {@link #prepareConnector}. */
+    protected QpConnector connector;
     protected SendRequests sendWr;
     protected ReceiveRequests recvWr;
     protected WorkCompletions wc;
@@ -236,7 +239,7 @@ abstract class PingPongSession {
                     throw new PingPongFailure(gidFailure(o.gidIndex) + "\n(" + e.getMessage() + ")");
                 }
             }
-            int psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
+            int psn = connector.psn();
             QpEndpoint me = new QpEndpoint(port.lid(), qp.qpNumber(), psn, gid);
             out.println(PingPongFormat.localLine(me, udLocalLine()));
 
@@ -336,6 +339,25 @@ abstract class PingPongSession {
         recvWr.at(0).wrId(RECV_WRID).sge(mr.address(), receiveLength(), mr.lkey());
         sendWr.at(0).wrId(SEND_WRID).opcode(Opcode.SEND).flags(sendFlags)
                 .sge(mr.address() + messageOffset(), size, mr.lkey());
+    }
+
+    /**
+     * RESET to INIT through a {@link QpConnector} with the C tools' choices: port {@code -i}, SL {@code -l}, GID
+     * {@code -g}, path MTU {@code -m} (RC), hop limit 1, no remote access, Q_Key {@code qkey} (UD), a random PSN.
+     */
+    protected final void prepareConnector(int qkey) {
+        FabricOptions f = FabricOptions.defaults().serviceLevel(o.sl).hopLimit(1);
+        if (o.gidIndex >= 0) {
+            f.gidIndex(o.gidIndex);
+        }
+        if (qpType() == QpType.RC && o.mtu != null) {
+            f.mtu(o.mtu);
+        }
+        try {
+            connector = QpConnector.builder(ctx, qp).port(o.ibPort).options(f).access(0).qkey(qkey).prepare();
+        } catch (VerbsException e) {
+            throw new PingPongFailure("Failed to modify QP to INIT\n(" + e.getMessage() + ")", e);
+        }
     }
 
     /** Runs one creation step; its failure prints the C tool's message, then verbs4j's detail. */

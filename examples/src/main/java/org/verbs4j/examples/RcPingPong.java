@@ -1,12 +1,9 @@
 package org.verbs4j.examples;
 
 import java.io.PrintStream;
-import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.LinkLayer;
 import org.verbs4j.api.PortAttributes;
-import org.verbs4j.api.QpAttributes;
 import org.verbs4j.api.QpEndpoint;
-import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
 import org.verbs4j.api.VerbsException;
 
@@ -24,10 +21,11 @@ import org.verbs4j.api.VerbsException;
  * On RoCE give {@code -g} the index of a RoCE GID (e.g. {@code -g 1} for the IPv4-mapped GID of Soft-RoCE in
  * the lab): without a GID the QP has no GRH and RoCE cannot route it, exactly as with the C tool.
  *
- * <p>The connection: RC QP with 1 send and {@code rx_depth} receive entries, INIT (P_Key index 0, no remote
- * access), RTR (path MTU {@code -m}, max_dest_rd_atomic 1, min_rnr_timer 12, a GRH with hop limit 1 and
- * sgid_index {@code -g} when the peer's GID has a non-zero interface id), RTS (timeout 14, retry 7, RNR retry
- * 7, max_rd_atomic 1). The server connects its QP after reading the client's address, then answers.
+ * <p>The connection: RC QP with 1 send and {@code rx_depth} receive entries, connected by
+ * {@link org.verbs4j.api.QpConnector}: INIT (P_Key index 0, no remote access), RTR (path MTU {@code -m}, capped
+ * by the port's, max_dest_rd_atomic 1, the fabric's minimum RNR timer, the fabric's address vector with SL
+ * {@code -l}, hop limit 1 and the GID of {@code -g}), RTS (the fabric's timeout, retry and RNR retry, which are
+ * the C tool's, max_rd_atomic 1). The server connects its QP after reading the client's address, then answers.
  */
 public final class RcPingPong extends PingPongSession {
 
@@ -66,11 +64,7 @@ public final class RcPingPong extends PingPongSession {
 
     @Override
     protected void toInit() {
-        try {
-            qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(o.ibPort).accessFlags(0));
-        } catch (VerbsException e) {
-            throw new PingPongFailure("Failed to modify QP to INIT\n(" + e.getMessage() + ")", e);
-        }
+        prepareConnector(0);
     }
 
     @Override
@@ -93,19 +87,13 @@ public final class RcPingPong extends PingPongSession {
     /** {@code pp_connect_ctx}: RTR towards {@code remote}, then RTS. */
     @Override
     protected void connect(QpEndpoint remote, int myPsn) {
-        AddressVector av = new AddressVector().port(o.ibPort).dlid(remote.lid()).serviceLevel(o.sl).srcPathBits(0);
-        if (remote.gid().interfaceId() != 0) {
-            av.grh(remote.gid(), o.gidIndex).hopLimit(1);
-        }
         try {
-            qp.modify(new QpAttributes().state(QpState.RTR).addressVector(av).pathMtu(o.mtu)
-                    .destQpNum(remote.qpn()).rqPsn(remote.psn()).maxDestRdAtomic(1).minRnrTimer(12));
-        } catch (VerbsException e) {
+            connector.readyToReceive(remote, null);
+        } catch (VerbsException | IllegalArgumentException e) {
             throw new PingPongFailure("Failed to modify QP to RTR\n(" + e.getMessage() + ")", e);
         }
         try {
-            qp.modify(new QpAttributes().state(QpState.RTS).timeout(14).retryCount(7).rnrRetry(7).sqPsn(myPsn)
-                    .maxRdAtomic(1));
+            connector.readyToSend();
         } catch (VerbsException e) {
             throw new PingPongFailure("Failed to modify QP to RTS\n(" + e.getMessage() + ")", e);
         }

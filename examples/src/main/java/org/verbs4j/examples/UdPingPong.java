@@ -2,12 +2,9 @@ package org.verbs4j.examples;
 
 import java.io.PrintStream;
 import org.verbs4j.api.AddressHandle;
-import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
-import org.verbs4j.api.QpAttributes;
 import org.verbs4j.api.QpEndpoint;
-import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
 import org.verbs4j.api.VerbsException;
 
@@ -24,9 +21,9 @@ import org.verbs4j.api.VerbsException;
  *
  * <p>UD datagrams cannot be larger than the port's active MTU, so {@code -s} is at most that (1024 on
  * Soft-RoCE). Every receive buffer has 40 bytes in front of the message for the GRH; messages are sent from
- * offset 40 of the buffer. The QP goes to INIT with Q_Key 0x11111111, RTR and RTS (with the PSN) without a
- * peer; the peer is an address handle (with a GRH, hop limit 1, when its GID has a non-zero interface id)
- * in every send request.
+ * offset 40 of the buffer. {@link org.verbs4j.api.QpConnector} moves the QP to INIT with Q_Key 0x11111111,
+ * RTR and RTS (with the PSN) without a peer; the peer is an address handle (the fabric's address vector, hop
+ * limit 1) in every send request.
  */
 public final class UdPingPong extends PingPongSession {
     /** The Q_Key of both sides. */
@@ -86,11 +83,7 @@ public final class UdPingPong extends PingPongSession {
 
     @Override
     protected void toInit() {
-        try {
-            qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(o.ibPort).qkey(QKEY));
-        } catch (VerbsException e) {
-            throw new PingPongFailure("Failed to modify QP to INIT\n(" + e.getMessage() + ")", e);
-        }
+        prepareConnector(QKEY);
     }
 
     @Override
@@ -107,22 +100,18 @@ public final class UdPingPong extends PingPongSession {
     @Override
     protected void connect(QpEndpoint remote, int myPsn) {
         try {
-            qp.modify(new QpAttributes().state(QpState.RTR));
+            connector.readyToReceive(null, null);
         } catch (VerbsException e) {
             throw new PingPongFailure("Failed to modify QP to RTR\n(" + e.getMessage() + ")", e);
         }
         try {
-            qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(myPsn));
+            connector.readyToSend();
         } catch (VerbsException e) {
             throw new PingPongFailure("Failed to modify QP to RTS\n(" + e.getMessage() + ")", e);
         }
-        AddressVector av = new AddressVector().port(o.ibPort).dlid(remote.lid()).serviceLevel(o.sl).srcPathBits(0);
-        if (remote.gid().interfaceId() != 0) {
-            av.grh(remote.gid(), o.gidIndex).hopLimit(1);
-        }
         try {
-            ah = pd.createAddressHandle(av);
-        } catch (VerbsException e) {
+            ah = connector.addressHandle(remote);
+        } catch (VerbsException | IllegalArgumentException e) {
             throw new PingPongFailure("Failed to create AH\n(" + e.getMessage() + ")", e);
         }
         sendWr.at(0).ud(ah, remote.qpn(), QKEY);

@@ -1,8 +1,9 @@
 package org.verbs4j.api;
 
 /**
- * A queue pair ({@code struct ibv_qp}): RC, UC or UD. Created in RESET; move it through INIT, RTR and RTS
- * with {@link #modify}, then post work requests. Posting allocates nothing and takes no lock; one thread
+ * A queue pair ({@code struct ibv_qp}): RC, UC or UD. Created in RESET; {@link QpConnector} moves it through
+ * INIT, RTR and RTS towards a peer (or rdma_cm does, for a QP made by a connection id), then post work
+ * requests. {@link #modify} is the single transition underneath. Posting allocates nothing and takes no lock; one thread
  * at a time may post to each queue.
  *
  * <p>Contract for every post: the memory the requests point at must stay registered and unchanged

@@ -29,7 +29,7 @@ class CoreVerbsAsyncEventsIT {
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void completionQueueOverrunRaisesCqError(String device) {
-        try (QpPair p = QpPair.open(device, new QpPair.Options().cqEntries(1).sendWr(16).recvWr(4));
+        try (QpPair p = QpPair.open(device, new QpPair.Options().queues(16, 4, 1));
                 EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(16, 1)) {
             int n = p.a.cq.capacity() + 4;
             for (int i = 0; i < n; i++) {

@@ -24,6 +24,7 @@ import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -77,8 +78,8 @@ class CoreVerbsDatagramIT {
                     MemoryRegion sbuf = pd.allocateMemory(4096, Access.LOCAL_WRITE);
                     MemoryRegion rbuf = pd.allocateMemory(4096, Access.LOCAL_WRITE);
                     SendRequests wrs = SendRequests.allocate(2, 1); ReceiveRequests rrs = ReceiveRequests.allocate(4, 1)) {
-                toRts(s, 0x100);
-                toRts(r, 0x200);
+                toRts(ctx, s, 0x100);
+                toRts(ctx, r, 0x200);
                 AddressVector own = QpPair.ownAddress(ctx);
                 try (AddressHandle ah = pd.createAddressHandle(own)) {
                     assertEquals(own, ah.addressVector());
@@ -184,11 +185,9 @@ class CoreVerbsDatagramIT {
         return new QpInitAttributes(QpType.UD, cq, cq).maxSendWr(16).maxRecvWr(16).maxSendSge(1).maxRecvSge(1);
     }
 
-    /** UD: INIT takes the Q_Key instead of access flags, RTR only the state, RTS the state and the SQ PSN. */
-    private static void toRts(QueuePair qp, int psn) {
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(QpPair.PORT).qkey(QKEY));
-        qp.modify(new QpAttributes().state(QpState.RTR));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(psn));
+    /** UD through QpConnector: INIT takes the Q_Key instead of access flags, RTR only the state, RTS the SQ PSN. */
+    private static void toRts(DeviceContext ctx, QueuePair qp, int psn) {
+        QpConnector.builder(ctx, qp).port(QpPair.PORT).qkey(QKEY).psn(psn).prepare().connect(null);
         QpAttributes q = qp.query(org.verbs4j.api.QpAttrMask.STATE | org.verbs4j.api.QpAttrMask.QKEY);
         assertEquals(QpState.RTS, q.state());
         assertEquals(QKEY, q.qkey(), "qkey read back");

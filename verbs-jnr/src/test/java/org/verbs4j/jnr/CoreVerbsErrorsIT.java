@@ -386,7 +386,7 @@ class CoreVerbsErrorsIT {
         TransportType t = Rdma.device(device).transportType();
         assumeTrue(t == TransportType.IB, device + " is " + t.text() + ": iWARP has no RNR NAK (a send without a posted "
                 + "receive is a protocol error that terminates the connection), so RNR retries do not apply");
-        try (QpPair p = QpPair.open(device, new QpPair.Options().rnrRetry(0).minRnrTimer(1));
+        try (QpPair p = QpPair.open(device, new QpPair.Options().rnr(0, 1));
                 EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1)) {
             s.at(0).wrId(0xE7).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(p.a.mr.address(), 64, p.a.mr.lkey());
             p.a.qp.postSend(s);

@@ -74,8 +74,8 @@ class CoreVerbsLoopIT {
         Result res;
         // writes get a target slot each (checked at the end, see Loop.verifyWrites); the rest reuse DEPTH slots
         long remoteBytes = kind == Kind.RDMA_WRITE ? 4096 + ops * SLOT : 2 * DEPTH * SLOT + 4096;
-        try (QpPair p = QpPair.open(device, new QpPair.Options().sendWr(DEPTH).recvWr(DEPTH).cqEntries(2 * DEPTH + 16)
-                .inline(0).bufferSize((int) remoteBytes))) {
+        try (QpPair p = QpPair.open(device, new QpPair.Options().queues(DEPTH, DEPTH, 2 * DEPTH + 16)
+                .buffers(0, (int) remoteBytes))) {
             if (kind.atomic()) {
                 assumeTrue(p.attrs.supportsAtomics(), device + " has atomic_cap " + p.attrs.atomicCap().text()
                         + ": no atomic operations");
@@ -342,7 +342,7 @@ class CoreVerbsLoopIT {
      */
     static void warmUp(String device) {
         if (WARM.add(device)) {
-            QpPair.open(device, new QpPair.Options().sendWr(4).recvWr(4).inline(0).bufferSize(4096)).close();
+            QpPair.open(device, new QpPair.Options().queues(4, 4, 0).buffers(0, 4096)).close();
         }
     }
 

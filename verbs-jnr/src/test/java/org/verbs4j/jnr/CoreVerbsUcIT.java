@@ -11,12 +11,11 @@ import org.verbs4j.api.Access;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
-import org.verbs4j.api.GidEntry;
-import org.verbs4j.api.GidType;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -44,11 +43,13 @@ class CoreVerbsUcIT {
                 QueuePair b = pd.createQueuePair(new QpInitAttributes(QpType.UC, cq, cq).maxSendWr(8).maxRecvWr(8));
                 SendRequests wrs = SendRequests.allocate(1, 1); ReceiveRequests rrs = ReceiveRequests.allocate(1, 1);
                 WorkCompletions wc = WorkCompletions.allocate(4)) {
-            GidEntry gid = ctx.queryGidTable().stream()
-                    .filter(e -> e.type() == GidType.ROCE_V2 && e.gid().isIpv4Mapped()).findFirst().orElseThrow();
-            connect(a, b, gid, ctx);
-            connect(b, a, gid, ctx);
+            // UC through QpConnector: INIT with remote write, RTR/RTS without the read, atomic and timer attributes
+            QpConnector ca = QpConnector.builder(ctx, a).psn(0x123).prepare();
+            QpConnector cb = QpConnector.builder(ctx, b).psn(0x123).prepare();
+            ca.connect(cb.localEndpoint());
+            cb.connect(ca.localEndpoint());
             assertEquals(QpState.RTS, a.state());
+            assertEquals(QpState.RTS, b.state());
             assertEquals(QpType.UC, a.type());
 
             byte[] msg = "unreliable connected".getBytes(StandardCharsets.US_ASCII);
@@ -124,13 +125,5 @@ class CoreVerbsUcIT {
                     () -> pd.createQueuePair(new QpInitAttributes(QpType.UC, cq, cq)).close());
             assertTrue(e.getMessage().startsWith("ibv_create_qp failed (UC on " + Lab.iwarpDevice()), e.getMessage());
         }
-    }
-
-    private static void connect(QueuePair qp, QueuePair peer, GidEntry gid, DeviceContext ctx) {
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(Access.REMOTE_WRITE));
-        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(ctx.queryPort(1).activeMtu())
-                .destQpNum(peer.qpNumber()).rqPsn(0x123)
-                .addressVector(AddressVector.global(1, gid.gid(), gid.index())));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(0x123));
     }
 }

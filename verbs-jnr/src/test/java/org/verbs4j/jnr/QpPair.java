@@ -16,14 +16,13 @@ import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceAttributes;
 import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.GidEntry;
-import org.verbs4j.api.GidType;
 import org.verbs4j.api.LinkLayer;
 import org.verbs4j.api.MemoryRegion;
-import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
-import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -43,8 +42,8 @@ import org.verbs4j.api.spi.AbstractResource;
  * rdma_cm client, {@link #b} the server.
  *
  * <p>How they are connected depends on the device's transport, never on its name: an InfiniBand-transport
- * device (InfiniBand, RoCE: rxe) is wired by hand (INIT, RTR with the peer's QPN and the port's own
- * address, RTS), both QPs in this process' own context; an iWARP device (siw) can only connect through
+ * device (InfiniBand, RoCE: rxe) is wired by hand with {@link QpConnector} (each QP's peer the other, at the
+ * port's own address; {@link LabFabric} gives the fabric rules), both QPs in this process' own context; an iWARP device (siw) can only connect through
  * rdma_cm, so the pair comes from {@link CmLoopback} on the device's IP address, with the CQs, channels
  * and SRQ created here on the CM's own context and PD. On iWARP the client (A) must send first.
  *
@@ -75,56 +74,35 @@ final class QpPair implements AutoCloseable {
         boolean srq;
         int srqWr = 64;
         boolean channels = true;
-        int rnrRetry = 7;
-        int minRnrTimer = 12;
-        int timeout = 14;
-        int retryCount = 7;
+        /** The transport timers; unset (-1) means the fabric's defaults. */
+        final FabricOptions fabric = FabricOptions.defaults();
         int rdAtomic = 16;
 
-        Options sendWr(int n) {
-            sendWr = n;
+        /** Send and receive queue depths, and the CQ size (0: both queues' depth + 16). */
+        Options queues(int sendWrs, int recvWrs, int cqSize) {
+            sendWr = sendWrs;
+            recvWr = recvWrs;
+            cqEntries = cqSize;
             return this;
         }
 
-        Options recvWr(int n) {
-            recvWr = n;
+        /** Inline data bytes of each QP and bytes of each registered buffer. */
+        Options buffers(int inlineBytes, int bufferBytes) {
+            inline = inlineBytes;
+            bufferSize = bufferBytes;
             return this;
         }
 
-        Options cqEntries(int n) {
-            cqEntries = n;
-            return this;
-        }
-
-        Options bufferSize(int n) {
-            bufferSize = n;
-            return this;
-        }
-
+        /** Both QPs take their receives from one SRQ of {@code wr} entries. */
         Options srq(int wr) {
             srq = true;
             srqWr = wr;
             return this;
         }
 
-        Options rnrRetry(int n) {
-            rnrRetry = n;
-            return this;
-        }
-
-        Options minRnrTimer(int t) {
-            minRnrTimer = t;
-            return this;
-        }
-
-        Options retry(int timeout, int count) {
-            this.timeout = timeout;
-            this.retryCount = count;
-            return this;
-        }
-
-        Options inline(int bytes) {
-            inline = bytes;
+        /** RNR retry count and minimum RNR NAK timer instead of the fabric's defaults. */
+        Options rnr(int retry, int minTimer) {
+            fabric.rnrRetry(retry).minRnrTimer(minTimer);
             return this;
         }
 
@@ -205,10 +183,10 @@ final class QpPair implements AutoCloseable {
             p.createQueues(ctx, pd);
             p.a.qp = pd.createQueuePair(p.initAttributes(p.a));
             p.b.qp = pd.createQueuePair(p.initAttributes(p.b));
-            AddressVector av = ownAddress(ctx);
-            Mtu mtu = ctx.queryPort(PORT).activeMtu();
-            p.wire(p.a.qp, p.b.qp.qpNumber(), PSN_A, PSN_B, av, mtu);
-            p.wire(p.b.qp, p.a.qp.qpNumber(), PSN_B, PSN_A, av, mtu);
+            QpConnector ca = p.connector(p.a.qp, PSN_A);
+            QpConnector cb = p.connector(p.b.qp, PSN_B);
+            ca.connect(cb.localEndpoint());
+            cb.connect(ca.localEndpoint());
             p.allocateBuffers();
             return p;
         } catch (RuntimeException | Error e) {
@@ -221,15 +199,11 @@ final class QpPair implements AutoCloseable {
         }
     }
 
-    /** INIT, RTR (towards {@code destQpn}), RTS: the sequence of the smoke test. */
-    void wire(QueuePair qp, int destQpn, int sqPsn, int rqPsn, AddressVector av, Mtu mtu) {
+    /** RESET -> INIT with the buffers' remote access and the READ/atomic depth the device allows. */
+    private QpConnector connector(QueuePair qp, int psn) {
         int rd = Math.max(1, Math.min(options.rdAtomic, Math.min(attrs.maxQpRdAtom(), attrs.maxQpInitRdAtom())));
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(PORT)
-                .accessFlags(access & ~Access.LOCAL_WRITE));
-        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(mtu).destQpNum(destQpn).rqPsn(rqPsn)
-                .maxDestRdAtomic(rd).minRnrTimer(options.minRnrTimer).addressVector(av));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(options.timeout)
-                .retryCount(options.retryCount).rnrRetry(options.rnrRetry).maxRdAtomic(rd));
+        return QpConnector.builder(ctx, qp).port(PORT).options(options.fabric).access(access).rdAtomic(rd).psn(psn)
+                .prepare();
     }
 
     /** This port's own address: the IPv4-mapped RoCE v2 GID on Ethernet, the LID on InfiniBand. */
@@ -246,7 +220,7 @@ final class QpPair implements AutoCloseable {
     /** The IPv4-mapped RoCE v2 entry of port 1's GID table (index {@code $FABRIC_LAB_RXE_GID_INDEX} in the lab). */
     static GidEntry roceV2Gid(DeviceContext ctx) {
         for (GidEntry e : ctx.queryGidTable()) {
-            if (e.port() == PORT && e.type() == GidType.ROCE_V2 && e.gid().isIpv4Mapped()) {
+            if (e.port() == PORT && LabFabric.isRoceV2Ipv4(e)) {
                 return e;
             }
         }

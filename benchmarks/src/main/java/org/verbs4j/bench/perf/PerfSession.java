@@ -6,9 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.verbs4j.api.Access;
-import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceAttributes;
 import org.verbs4j.api.DeviceContext;
@@ -20,10 +18,9 @@ import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttrMask;
-import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.QpInitAttributes;
-import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
 import org.verbs4j.api.QueuePair;
 import org.verbs4j.api.Rdma;
@@ -41,8 +38,8 @@ import org.verbs4j.api.spi.Fabrics;
 /**
  * One verbs4j-perf run's resources and connection, as perftest sets them up: a PD, a send CQ and a receive
  * CQ, one registered buffer and an RC queue pair, connected either by hand over the TCP channel (LID, QPN,
- * PSN and GID exchanged, then INIT/RTR/RTS with perftest's attributes: timeout {@code -u}, retry 7, RNR retry
- * 7, min RNR timer 12) or with rdma_cm ({@code -R}, on port {@code -p}+1).
+ * PSN and GID exchanged, then INIT/RTR/RTS with {@link QpConnector}: timeout {@code -u}, the fabric's retry
+ * counts and RNR timer, which are perftest's) or with rdma_cm ({@code -R}, on port {@code -p}+1).
  *
  * <p>The buffer has two halves of {@link #slot} bytes: the first is what this side sends from (or reads
  * into), the second is what it advertises to the peer (the target of the peer's writes and reads, the
@@ -50,7 +47,6 @@ import org.verbs4j.api.spi.Fabrics;
  * RNR retry (iWARP).
  */
 final class PerfSession implements AutoCloseable {
-    static final int PSN_MASK = 0xffffff;
     static final Duration CM_TIMEOUT = Duration.ofSeconds(60);
     static final int CREDIT_BYTES = 64;
 
@@ -164,28 +160,31 @@ final class PerfSession implements AutoCloseable {
         checkPort();
         sourceGid = chooseGid();
         createResources();
-        psn = ThreadLocalRandom.current().nextInt() & PSN_MASK;
-        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(o.ibPort).accessFlags(access));
+        QpConnector connector = QpConnector.builder(ctx, qp).port(o.ibPort).options(manualOptions())
+                .access(Access.REMOTE_WRITE | Access.REMOTE_READ).rdAtomic(o.test.verb == PerfTest.Verb.READ ? outReads : 1)
+                .prepare();
+        psn = connector.psn();
         beforeConnect.run();
         header.run();
         local = endpoint(port.lid(), qp.qpNumber(), psn);
         remote = channel.exchange(local);
-        Mtu path = o.mtu > 0 ? Mtu.ofBytes(o.mtu) : Mtu.ofBytes(Math.min(mtu.bytes(), remote.mtuBytes()));
-        mtu = path;
-        FabricOptions fo = FabricOptions.defaults().serviceLevel(o.sl);
-        if (sourceGid != null) {
-            fo.gidIndex(sourceGid.index());
-        }
-        AddressVector av = fabric.addressVector(port, sourceGid, new QpEndpoint(remote.lid(), remote.qpn(), remote.psn(),
-                remote.gid()), fo);
-        int rd = o.test.verb == PerfTest.Verb.READ ? outReads : 1;
-        qp.modify(new QpAttributes().state(QpState.RTR).addressVector(av).pathMtu(path).destQpNum(remote.qpn())
-                .rqPsn(remote.psn()).maxDestRdAtomic(rd).minRnrTimer(12));
-        qp.modify(new QpAttributes().state(QpState.RTS).timeout(o.qpTimeout).retryCount(7).rnrRetry(7).sqPsn(psn)
-                .maxRdAtomic(rd));
+        // -m sets the path MTU; without it the smaller of both ends' active MTUs
+        mtu = connector.connect(new QpEndpoint(remote.lid(), remote.qpn(), remote.psn(), remote.gid()),
+                o.mtu > 0 ? null : Mtu.ofBytes(remote.mtuBytes()));
         // perftest's handshake after ctx_connect: neither side sends before both QPs are in RTS
         channel.sync("connect");
+    }
+
+    /** The fabric options of a manual connection: {@code -x}, {@code -S}, {@code -m} and {@code -u}. */
+    private FabricOptions manualOptions() {
+        FabricOptions fo = FabricOptions.defaults().serviceLevel(o.sl).timeout(o.qpTimeout);
+        if (o.gidIndex >= 0) {
+            fo.gidIndex(o.gidIndex);
+        }
+        if (o.mtu > 0) {
+            fo.mtu(Mtu.ofBytes(o.mtu));
+        }
+        return fo;
     }
 
     private void connectWithCm(Runnable beforeConnect, Runnable header) {

@@ -23,6 +23,7 @@ import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -99,7 +100,8 @@ class IwarpProviderIT {
     }
 
     /**
-     * Why iWARP is "rdma_cm only": siw creates the QP and takes INIT and RTR by hand, but refuses RTS
+     * {@link QpConnector} refuses an iWARP port before touching the QP, and says what to use instead (rdma_cm,
+     * or the endpoint API). Why iWARP is "rdma_cm only": siw creates the QP and takes INIT and RTR by hand, but refuses RTS
      * (EINVAL), since RTS needs the TCP socket of an MPA connection, which only the kernel's iw_cm hands over. The step that
      * fails and siw's error are printed (failsafe-reports/*-output.txt).
      */
@@ -111,18 +113,26 @@ class IwarpProviderIT {
                 CompletionQueue cq = ctx.createCompletionQueue(8);
                 QueuePair qp = pd.createQueuePair(new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(2).maxRecvWr(2)
                         .maxSendSge(1).maxRecvSge(1))) {
+            UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class,
+                    () -> QpConnector.prepare(ctx, qp, PORT, FabricOptions.defaults()));
+            System.out.println("QpConnector on " + name + ": " + refused.getMessage());
+            assertTrue(refused.getMessage().startsWith(name + " port 1 is on the iwarp fabric"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("rdma_cm (org.verbs4j.api.cm.ConnectionManager)")
+                    && refused.getMessage().contains("org.verbs4j.endpoint.Endpoints"), refused.getMessage());
+
             PortAttributes port = ctx.queryPort(PORT);
             GidEntry g = ctx.queryGidEntry(PORT, 0);
+            // by hand, with the provider's transition builders where it has them (its addressVector refuses: rdma_cm only)
+            FabricProvider f = Fabrics.forPort(ctx.device(), port, null);
             String[] step = {"INIT"};
             VerbsException e = assertThrows(VerbsException.class, () -> {
-                qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(PORT)
-                        .accessFlags(Access.REMOTE_WRITE | Access.REMOTE_READ));
+                qp.modify(f.initAttributes(port, Access.REMOTE_WRITE | Access.REMOTE_READ, null));
                 step[0] = "RTR";
                 qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(port.activeMtu()).destQpNum(qp.qpNumber())
-                        .rqPsn(0).maxDestRdAtomic(1).minRnrTimer(12).addressVector(AddressVector.global(PORT, g.gid(), 0)));
+                        .rqPsn(0).maxDestRdAtomic(1).minRnrTimer(FabricProvider.DEFAULT_MIN_RNR_TIMER)
+                        .addressVector(AddressVector.global(PORT, g.gid(), 0)));
                 step[0] = "RTS";
-                qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(0).timeout(14).retryCount(7).rnrRetry(7)
-                        .maxRdAtomic(1));
+                qp.modify(f.readyToSendAttributes(0, 1, null));
                 step[0] = "none";
             }, "siw moved a QP to RTS without rdma_cm");
             System.out.println("siw refused the manual connection at " + step[0] + ": " + e.getMessage());

@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Access;
-import org.verbs4j.api.AddressVector;
+import org.verbs4j.api.AddressHandle;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.Gid;
@@ -23,7 +23,9 @@ import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.ProtectionDomain;
+import org.verbs4j.api.QpAttrMask;
 import org.verbs4j.api.QpAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
@@ -115,61 +117,135 @@ class RoceProviderIT {
 
     /**
      * Two RC queue pairs of rxe0, connected to each other the way two hosts would be: each side's
-     * {@link QpEndpoint} goes through its wire text, the other side's provider turns it into the address
-     * vector of RTR. A SEND from A must arrive in B's buffer.
+     * {@link QpEndpoint} from {@link QpConnector} goes through its wire text, the other side's connector takes it
+     * to RTS with the provider's address vector. A SEND from A must arrive in B's buffer, and an RDMA WRITE from
+     * A must land in B's region.
      */
     @Test
-    void queuePairsConnectedWithTheProvidersAddressVectorsCarryAMessage() {
+    void queuePairsConnectedWithQpConnectorCarryASendAndAnRdmaWrite() {
         String name = env("FABRIC_LAB_RXE_DEV");
-        RdmaDevice device = Rdma.device(name);
-        byte[] message = "hello over RoCE v2 through the roce provider".getBytes(StandardCharsets.US_ASCII);
-        try (DeviceContext ctx = device.open();
-                ProtectionDomain pd = ctx.allocProtectionDomain();
-                CompletionQueue cqA = ctx.createCompletionQueue(16);
-                CompletionQueue cqB = ctx.createCompletionQueue(16);
-                QueuePair a = pd.createQueuePair(new QpInitAttributes(QpType.RC, cqA, cqA).maxSendWr(4).maxRecvWr(4)
-                        .maxSendSge(1).maxRecvSge(1));
-                QueuePair b = pd.createQueuePair(new QpInitAttributes(QpType.RC, cqB, cqB).maxSendWr(4).maxRecvWr(4)
-                        .maxSendSge(1).maxRecvSge(1));
-                MemoryRegion mrA = pd.allocateMemory(4096, Access.LOCAL_WRITE);
-                MemoryRegion mrB = pd.allocateMemory(4096, Access.LOCAL_WRITE);
-                SendRequests send = SendRequests.allocate(1, 1);
-                ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
-                WorkCompletions wc = WorkCompletions.allocate(4)) {
-            PortAttributes port = ctx.queryPort(PORT);
-            FabricProvider f = Fabrics.forPort(device, port, null);
-            GidEntry gid = f.sourceGid(port, ctx.queryGidTable(), null);
-            String wireA = f.localEndpoint(port, gid, a.qpNumber(), 0x0a0a0a).toWire();
-            String wireB = f.localEndpoint(port, gid, b.qpNumber(), 0x0b0b0b).toWire();
+        byte[] message = "hello over RoCE v2 through QpConnector".getBytes(StandardCharsets.US_ASCII);
+        byte[] written = "written by RDMA WRITE".getBytes(StandardCharsets.US_ASCII);
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
+        try (Two t = new Two(name, QpType.RC, access)) {
+            DeviceContext ctx = t.ctx;
+            QueuePair a = t.a;
+            QueuePair b = t.b;
+            QpConnector ca = QpConnector.prepare(ctx, a, PORT, FabricOptions.defaults());
+            QpConnector cb = QpConnector.builder(ctx, b).port(PORT).access(Access.REMOTE_WRITE).psn(0x0b0b0b).prepare();
+            assertEquals(QpState.INIT, a.state());
+            assertEquals("roce", ca.fabricName());
+            assertEquals(Integer.parseInt(env("FABRIC_LAB_RXE_GID_INDEX")), ca.sourceGid().index());
+            // receives may be posted in INIT, before the peer is known
+            t.recv.at(0).wrId(2).sge(t.mrB.address(), 4096, t.mrB.lkey());
+            b.postReceive(t.recv);
 
-            connect(f, port, gid, a, 0x0a0a0a, QpEndpoint.parseWire(wireB));
-            connect(f, port, gid, b, 0x0b0b0b, QpEndpoint.parseWire(wireA));
-            assertEquals(QpState.RTS, a.state());
+            String wireA = ca.localEndpoint().toWire();
+            String wireB = cb.localEndpoint().toWire();
+            assertEquals(ctx.queryPort(PORT).activeMtu(), ca.connect(QpEndpoint.parseWire(wireB)));
+            cb.connect(QpEndpoint.parseWire(wireA));
+            QpAttributes q = a.query(QpAttrMask.STATE | QpAttrMask.DEST_QPN | QpAttrMask.SQ_PSN | QpAttrMask.RQ_PSN
+                    | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.MIN_RNR_TIMER | QpAttrMask.AV);
+            assertEquals(QpState.RTS, q.state());
             assertEquals(QpState.RTS, b.state());
+            assertEquals(b.qpNumber(), q.destQpNum());
+            assertEquals(ca.psn(), q.sqPsn());
+            assertEquals(0x0b0b0b, q.rqPsn());
+            assertEquals(FabricProvider.DEFAULT_TIMEOUT, q.timeout());
+            assertEquals(FabricProvider.DEFAULT_RETRY, q.retryCount());
+            assertEquals(FabricProvider.DEFAULT_MIN_RNR_TIMER, q.minRnrTimer());
+            assertEquals(64, q.addressVector().hopLimit(), q.addressVector().toString());
 
-            recv.at(0).wrId(2).sge(mrB.address(), 4096, mrB.lkey());
-            recv.count(1);
-            b.postReceive(recv);
-            mrA.putBytes(0, message);
-            send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(mrA.address(), message.length, mrA.lkey());
-            send.count(1);
-            a.postSend(send);
+            t.mrA.putBytes(0, message);
+            t.send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(t.mrA.address(), message.length, t.mrA.lkey());
+            a.postSend(t.send);
+            awaitOne(t.cqA, t.wc, 1, "send completion");
+            awaitOne(t.cqB, t.wc, 2, "receive completion");
+            assertEquals(message.length, t.wc.byteLength(0));
+            assertArrayEquals(message, t.mrB.getBytes(0, message.length));
 
-            awaitOne(cqA, wc, 1, "send completion");
-            awaitOne(cqB, wc, 2, "receive completion");
-            assertEquals(message.length, wc.byteLength(0));
-            assertArrayEquals(message, mrB.getBytes(0, message.length));
+            t.mrA.putBytes(0, written);
+            t.send.at(0).clear().wrId(3).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sge(t.mrA.address(), written.length, t.mrA.lkey()).rdma(t.mrB.address() + 4096, t.mrB.rkey());
+            a.postSend(t.send);
+            awaitOne(t.cqA, t.wc, 3, "RDMA WRITE completion");
+            assertArrayEquals(written, t.mrB.getBytes(4096, written.length), "the write landed in B's region");
         }
     }
 
-    private static void connect(FabricProvider f, PortAttributes port, GidEntry gid, QueuePair qp, int sqPsn, QpEndpoint remote) {
-        AddressVector av = f.addressVector(port, gid, remote, null);
-        assertTrue(av.isGlobal(), av.toString());
-        assertEquals(64, av.hopLimit());
-        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(PORT).accessFlags(0));
-        qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(port.activeMtu()).destQpNum(remote.qpn())
-                .rqPsn(remote.psn()).maxDestRdAtomic(1).minRnrTimer(12).addressVector(av));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(14).retryCount(7).rnrRetry(7).maxRdAtomic(1));
+    /**
+     * Two UD queue pairs of rxe0 prepared with the same Q_Key and moved to RTS by {@link QpConnector}: a
+     * datagram through the connector's address handle arrives after the 40-byte GRH, from A's QP.
+     */
+    @Test
+    void datagramQueuePairsConnectedWithQpConnectorCarryADatagram() {
+        String name = env("FABRIC_LAB_RXE_DEV");
+        byte[] message = "a datagram through QpConnector".getBytes(StandardCharsets.US_ASCII);
+        int qkey = 0x0badcafe;
+        try (Two t = new Two(name, QpType.UD, Access.LOCAL_WRITE)) {
+            DeviceContext ctx = t.ctx;
+            QueuePair a = t.a;
+            QueuePair b = t.b;
+            QpConnector ca = QpConnector.builder(ctx, a).port(PORT).qkey(qkey).prepare();
+            QpConnector cb = QpConnector.builder(ctx, b).port(PORT).qkey(qkey).prepare();
+            QpEndpoint peerB = QpEndpoint.parseWire(cb.localEndpoint().toWire());
+            ca.connect(peerB);
+            cb.connect(null);
+            assertEquals(QpState.RTS, a.state());
+            assertEquals(qkey, b.query(QpAttrMask.QKEY).qkey());
+            t.recv.at(0).wrId(2).sge(t.mrB.address(), 40 + 1024, t.mrB.lkey());
+            b.postReceive(t.recv);
+            try (AddressHandle ah = ca.addressHandle(peerB)) {
+                t.mrA.putBytes(0, message);
+                t.send.at(0).wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
+                        .sge(t.mrA.address(), message.length, t.mrA.lkey()).ud(ah, peerB.qpn(), qkey);
+                a.postSend(t.send);
+                awaitOne(t.cqA, t.wc, 1, "send completion");
+                awaitOne(t.cqB, t.wc, 2, "receive completion");
+                assertEquals(40 + message.length, t.wc.byteLength(0), "byte_len counts the GRH");
+                assertEquals(a.qpNumber(), t.wc.srcQp(0));
+                assertArrayEquals(message, t.mrB.getBytes(40, message.length));
+            }
+        }
+    }
+
+    /** Two queue pairs of {@code type} on {@code device}, each with its CQ and a 8 KiB region; one request of each kind. */
+    private static final class Two implements AutoCloseable {
+        final DeviceContext ctx;
+        final ProtectionDomain pd;
+        final CompletionQueue cqA;
+        final CompletionQueue cqB;
+        final QueuePair a;
+        final QueuePair b;
+        final MemoryRegion mrA;
+        final MemoryRegion mrB;
+        final SendRequests send = SendRequests.allocate(1, 1);
+        final ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
+        final WorkCompletions wc = WorkCompletions.allocate(4);
+
+        Two(String device, QpType type, int access) {
+            ctx = Rdma.open(device);
+            pd = ctx.allocProtectionDomain();
+            cqA = ctx.createCompletionQueue(16);
+            cqB = ctx.createCompletionQueue(16);
+            a = pd.createQueuePair(new QpInitAttributes(type, cqA, cqA).maxSendWr(4).maxRecvWr(4).maxSendSge(1)
+                    .maxRecvSge(1));
+            b = pd.createQueuePair(new QpInitAttributes(type, cqB, cqB).maxSendWr(4).maxRecvWr(4).maxSendSge(1)
+                    .maxRecvSge(1));
+            mrA = pd.allocateMemory(8192, access);
+            mrB = pd.allocateMemory(8192, access);
+        }
+
+        @Override
+        public void close() {
+            for (AutoCloseable c : new AutoCloseable[] {wc, recv, send, mrB, mrA, b, a, cqB, cqA, pd, ctx}) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new AssertionError("closing " + c, e);
+                }
+            }
+        }
     }
 
     private static void awaitOne(CompletionQueue cq, WorkCompletions wc, long wrId, String what) {

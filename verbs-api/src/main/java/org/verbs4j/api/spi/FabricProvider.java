@@ -6,9 +6,11 @@ import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpAttrMask;
 import org.verbs4j.api.QpAttributes;
-import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpEndpoint;
+import org.verbs4j.api.QpState;
+import org.verbs4j.api.QpType;
 import org.verbs4j.api.RdmaDevice;
 
 /**
@@ -72,6 +74,8 @@ public interface FabricProvider {
     }
 
     // ---- the QP transitions of a manual connection (rdma_cm does these itself) ----
+    // org.verbs4j.api.QpConnector runs them; the per-type overloads pick the attributes each QP type takes
+    // (ibv_modify_qp refuses with EINVAL an attribute the transition does not allow for the type).
 
     /** Default local ACK timeout exponent: 4.096 µs × 2^14 ≈ 67 ms (what rdma-core's pingpong tools use). */
     int DEFAULT_TIMEOUT = 14;
@@ -90,6 +94,17 @@ public interface FabricProvider {
         FabricOptions o = FabricOptions.orDefaults(options);
         return new QpAttributes().state(QpState.INIT).port(port.portNumber())
                 .pkeyIndex(o.pkeyIndex() >= 0 ? o.pkeyIndex() : 0).accessFlags(accessFlags);
+    }
+
+    /**
+     * RESET → INIT of a queue pair of {@code type}: RC and UC as {@link #initAttributes(PortAttributes, int,
+     * FabricOptions)}; UD takes the Q_Key instead of access flags.
+     */
+    default QpAttributes initAttributes(QpType type, PortAttributes port, int accessFlags, int qkey,
+            FabricOptions options) {
+        QpAttributes a = initAttributes(port, accessFlags, options);
+        // UD: the same port and P_Key index, with a Q_Key instead of access flags
+        return type != QpType.UD ? a : a.mask(a.mask() & ~QpAttrMask.ACCESS_FLAGS).qkey(qkey);
     }
 
     /**
@@ -122,6 +137,22 @@ public interface FabricProvider {
     }
 
     /**
+     * INIT → RTR of a queue pair of {@code type}: RC as {@link #readyToReceiveAttributes(PortAttributes, GidEntry,
+     * QpEndpoint, Mtu, int, FabricOptions)}; UC the same without {@code max_dest_rd_atomic} and the RNR timer
+     * (no reads, atomics or RNR NAKs; {@code rdAtomic} is ignored); UD the state only ({@code remote} is not
+     * used and may be null: a datagram QP has no fixed peer).
+     */
+    default QpAttributes readyToReceiveAttributes(QpType type, PortAttributes port, GidEntry sourceGid,
+            QpEndpoint remote, Mtu pathMtu, int rdAtomic, FabricOptions options) {
+        if (type == QpType.UD) {
+            return new QpAttributes().state(QpState.RTR);
+        }
+        QpAttributes a = readyToReceiveAttributes(port, sourceGid, remote, pathMtu, rdAtomic, options);
+        // UC: no reads, atomics or RNR NAKs, so neither their depth nor the RNR timer
+        return type == QpType.RC ? a : a.mask(a.mask() & ~(QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER));
+    }
+
+    /**
      * RTR → RTS of an RC queue pair: our send PSN, {@code max_rd_atomic} = {@code rdAtomic}, and the
      * transport timers (timeout, retry count, RNR retry; defaults {@link #DEFAULT_TIMEOUT},
      * {@link #DEFAULT_RETRY}).
@@ -132,5 +163,16 @@ public interface FabricProvider {
                 .timeout(o.timeout() >= 0 ? o.timeout() : DEFAULT_TIMEOUT)
                 .retryCount(o.retryCount() >= 0 ? o.retryCount() : DEFAULT_RETRY)
                 .rnrRetry(o.rnrRetry() >= 0 ? o.rnrRetry() : DEFAULT_RETRY);
+    }
+
+    /**
+     * RTR → RTS of a queue pair of {@code type}: RC as {@link #readyToSendAttributes(int, int, FabricOptions)};
+     * UC and UD take only the send PSN (no acknowledgements, so no timers; {@code rdAtomic} is ignored).
+     */
+    default QpAttributes readyToSendAttributes(QpType type, int psn, int rdAtomic, FabricOptions options) {
+        if (type == QpType.RC) {
+            return readyToSendAttributes(psn, rdAtomic, options);
+        }
+        return new QpAttributes().state(QpState.RTS).sqPsn(psn);
     }
 }
