@@ -109,6 +109,12 @@ public final class IwarpProvider implements FabricProvider {
         return false;
     }
 
+    /** RDMAP (RFC 5040) has no immediate data: siw and iWARP RNICs refuse SEND and RDMA WRITE with immediate. */
+    @Override
+    public boolean supportsImmediateData() {
+        return false;
+    }
+
     @Override
     public String toString() {
         return "iWARP fabric provider (" + NAME + ")";

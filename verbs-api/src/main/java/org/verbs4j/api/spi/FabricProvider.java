@@ -71,6 +71,14 @@ public interface FabricProvider {
         return true;
     }
 
+    /**
+     * False for iWARP: no immediate data (RDMAP has no SEND or RDMA WRITE with immediate), so those requests
+     * are refused before they are posted. Default true.
+     */
+    default boolean supportsImmediateData() {
+        return true;
+    }
+
     // ---- the QP transitions of a manual connection (rdma_cm does these itself) ----
 
     /** Default local ACK timeout exponent: 4.096 µs × 2^14 ≈ 67 ms (what rdma-core's pingpong tools use). */
