@@ -24,7 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
-import org.verbs4j.api.QpState;
 import org.verbs4j.api.Rdma;
 import org.verbs4j.api.SendFlags;
 import org.verbs4j.api.SendRequests;
@@ -372,10 +371,11 @@ class EndpointIT {
     }
 
     /**
-     * The data path allocates nothing: one thread drives both endpoints of a connection through send,
-     * pollReceive, repostReceive (with its credit write), write and pollSend; the bytes this thread allocated
-     * over the measured loop (after a warm-up that lets the JIT compile it) must stay at JIT noise, far below
-     * one object per operation.
+     * The data path allocates nothing: one thread drives both endpoints of a connection through the slot and
+     * region views, send (with immediate data where the fabric has it), pollReceive, message, repostReceive (with
+     * its credit write), write, a request of its own through the queue pair view and pollSend; the bytes this
+     * thread allocated over the measured loop (after a warm-up that lets the JIT compile it) must stay at JIT
+     * noise, far below one object per operation.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rxe", "siw"})
@@ -386,14 +386,16 @@ class EndpointIT {
         try (EndpointServer server = Endpoints.listen(at, o)) {
             Future<RdmaEndpoint> accepted = SERVER.submit(() -> server.accept(T));
             try (RdmaEndpoint a = Endpoints.connect(at, o); RdmaEndpoint b = accepted.get(2, TimeUnit.MINUTES);
-                    WorkCompletions wc = WorkCompletions.allocate(4)) {
+                    WorkCompletions wc = WorkCompletions.allocate(4); SendRequests own = SendRequests.allocate(1, 1)) {
                 com.sun.management.ThreadMXBean mx =
                         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
                 long tid = Thread.currentThread().getId();
-                roundTrips(a, b, wc, 3000); // warm-up
+                b.queuePair().remoteTarget(b.queuePair().localSge(own.at(0).clear().wrId(6).opcode(Opcode.RDMA_WRITE)
+                        .flags(SendFlags.SIGNALED), 8, 8), 8, 8);
+                roundTrips(a, b, wc, own, 3000); // warm-up
                 long before = mx.getThreadAllocatedBytes(tid);
                 int n = 3000;
-                roundTrips(a, b, wc, n);
+                roundTrips(a, b, wc, own, n);
                 long bytes = mx.getThreadAllocatedBytes(tid) - before;
                 // 3000 round trips are 24,000 data-path calls; one object per call would be >= 384 KB
                 assertTrue(bytes < 2048, fabric + ": the data path allocated " + bytes + " bytes in " + n + " round trips");
@@ -401,13 +403,25 @@ class EndpointIT {
         }
     }
 
-    private static void roundTrips(RdmaEndpoint a, RdmaEndpoint b, WorkCompletions wc, int n) {
+    private static void roundTrips(RdmaEndpoint a, RdmaEndpoint b, WorkCompletions wc, SendRequests own, int n) {
+        EndpointQueuePair hatch = b.queuePair();
         for (int i = 0; i < n; i++) {
-            a.send(0, 64);
+            a.sendSlot(0).putLong(0, i);
+            if (a.supportsImmediateData()) {
+                a.sendWithImmediate(0, 64, i);
+            } else {
+                a.send(0, 64);
+            }
             spinSend(a, wc);
             spinReceive(b, wc);
+            if (b.message(wc, 0).getLong(0) != i) {
+                throw new AssertionError("message " + i + " carried " + b.message(wc, 0).getLong(0));
+            }
             b.repostReceive((int) wc.wrId(0));
+            b.rdmaRegion().putLong(0, i);
             b.write(0, 8, 0, 5);
+            spinSend(b, wc);
+            hatch.postSend(own); // the user's own RDMA WRITE through the escape hatch
             spinSend(b, wc);
             b.send(1, 64);
             spinSend(b, wc);
@@ -558,7 +572,8 @@ class EndpointIT {
         try (Pair p = Pair.connect(fabric, o); WorkCompletions wc = WorkCompletions.allocate(1);
                 SendRequests wrs = SendRequests.allocate(2, 1)) {
             EndpointQueuePair qp = p.client().queuePair();
-            assertEquals(QpState.RTS, qp.state());
+            assertTrue(qp.capabilities().maxSendWr() >= 4, qp.capabilities().toString());
+            assertEquals(p.client().queuePair().qpNumber(), qp.qpNumber());
             ByteBuffer mine = ByteBuffer.allocateDirect(1024);
             MemoryRegion mr = qp.registerMemory(mine, Access.LOCAL_WRITE);
             fill(p.client().rdmaRegion(), 0, 2000, 1);
