@@ -155,9 +155,17 @@ public final class Endpoints {
         s.controlMr.fill(0, Credits.CONTROL_SIZE, (byte) 0);
         if (o.rdmaRegionSize() > 0) {
             s.rdmaBuffer = MessageSlots.allocate(o.rdmaRegionSize(), "the RDMA region");
-            s.rdmaMr = s.pd.registerMemory(s.rdmaBuffer, Access.LOCAL_WRITE | Access.REMOTE_WRITE
-                    | Access.REMOTE_READ | s.fabric.readSinkExtraAccess());
+            s.rdmaMr = s.pd.registerMemory(s.rdmaBuffer, remoteAccess(s));
         }
+    }
+
+    /**
+     * What the peer may do to this side's RDMA region (and, in manual mode, what the QP accepts): write, read,
+     * what the fabric needs for a read sink, and atomics where the device executes them.
+     */
+    static int remoteAccess(EndpointResources s) {
+        return Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | s.fabric.readSinkExtraAccess()
+                | (s.context.queryDevice().supportsAtomics() ? Access.REMOTE_ATOMIC : 0);
     }
 
     /** The RC queue pair on the PD and CQs of {@link #createMemory}. */
@@ -210,8 +218,7 @@ public final class Endpoints {
         createResources(s, m.port, (pd, attrs) -> pd.createQueuePair(attrs));
         RdmaEndpoint ep = new RdmaEndpoint(s);
         try {
-            s.qp.modify(s.fabric.initAttributes(m.port, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
-                    | s.fabric.readSinkExtraAccess(), f));
+            s.qp.modify(s.fabric.initAttributes(m.port, remoteAccess(s), f));
             ep.postAllReceives();
             m.psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
             m.mtu = s.fabric.pathMtu(m.port, f);

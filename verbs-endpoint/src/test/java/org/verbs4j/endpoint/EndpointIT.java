@@ -629,4 +629,33 @@ class EndpointIT {
             }
         }
     }
+
+    /**
+     * An atomic through the escape hatch on RoCE (siw has none): fetch-and-add on the peer's RDMA region (which
+     * the endpoint registers with remote atomic access where the device executes atomics) returns the old
+     * value into a buffer of ours and leaves the sum there; then a send still flows.
+     */
+    @Test
+    void atomicThroughTheQueuePairOnRoce() throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(64).rdmaRegionSize(4096).timeout(T);
+        try (Pair p = Pair.connect("rxe", o); WorkCompletions wc = WorkCompletions.allocate(1);
+                SendRequests wrs = SendRequests.allocate(1, 1)) {
+            ByteBuffer target = p.server().rdmaRegion().duplicate().order(java.nio.ByteOrder.nativeOrder());
+            target.putLong(64, 100);
+            EndpointQueuePair qp = p.client().queuePair();
+            ByteBuffer old = ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.nativeOrder());
+            MemoryRegion mr = qp.registerMemory(old, Access.LOCAL_WRITE);
+            RemoteRegion remote = p.client().remoteRegion();
+            wrs.at(0).clear().wrId(55).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
+                    .sge(mr.address(), 8, mr.lkey()).atomic(remote.address() + 64, remote.rkey(), 5, 0);
+            qp.postSend(wrs);
+            assertEquals(55, awaitSend(p.client(), wc));
+            assertEquals(WcOpcode.FETCH_ADD, wc.opcode(0));
+            assertEquals(100, old.getLong(0), "the value before the add");
+            assertEquals(105, target.getLong(64), "the sum in the peer's region");
+            p.client().send(0, 1);
+            awaitSend(p.client(), wc);
+            awaitReceive(p.server(), wc);
+        }
+    }
 }
