@@ -135,10 +135,12 @@ public final class EndpointQueuePair {
         return mr;
     }
 
+    /** The queue pair's number (what the peer addresses). */
     public int qpNumber() {
         return resources.qp.qpNumber();
     }
 
+    /** {@link QpType#RC}: endpoints are reliable-connected. */
     public QpType type() {
         return resources.qp.type();
     }

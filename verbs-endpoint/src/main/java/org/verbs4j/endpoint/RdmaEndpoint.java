@@ -438,6 +438,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         return resources.context.device();
     }
 
+    /** True once {@link #close} ran. */
     public boolean isClosed() {
         return closed;
     }
