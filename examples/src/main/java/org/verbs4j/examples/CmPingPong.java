@@ -2,11 +2,11 @@ package org.verbs4j.examples;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
-import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.endpoint.ConnectionMode;
 import org.verbs4j.endpoint.EndpointOptions;
 import org.verbs4j.endpoint.EndpointServer;
@@ -167,7 +167,7 @@ public final class CmPingPong {
 
     private void describe(PrintStream out, RdmaEndpoint ep, String role) {
         out.printf("  %s: device %s port %d, fabric %s, %s, message %d bytes, rx depth %d%n", role,
-                ep.context().device().name(), ibPort, ep.fabric().name(),
+                ep.device().name(), ibPort, ep.fabric(),
                 ep.mode() == ConnectionMode.RDMA_CM ? "rdma_cm" : "TCP exchange", size, rxDepth);
     }
 
@@ -195,11 +195,11 @@ public final class CmPingPong {
                 if (len != size) {
                     throw new IllegalStateException("message " + i + " has " + len + " bytes, expected " + size);
                 }
-                long from = ep.receiveAddress(slot);
+                ByteBuffer message = ep.message(wc, 0);
                 if (validate) {
-                    check(from, len, i, "server: message " + i);
+                    check(message, i, "server: message " + i);
                 }
-                RawMemory.copy(from, ep.sendAddress(0), len);
+                ep.sendSlot(0).put(message); // the echo: receive slot -> send slot, no copy through the heap
                 ep.repostReceive(slot);
                 ep.send(0, len);
                 awaitSend(ep, wc, deadlineNanos);
@@ -222,9 +222,11 @@ public final class CmPingPong {
                         + "smaller than -s " + size + ": use the same -s on both sides");
             }
             long deadlineNanos = Duration.ofSeconds(timeoutSeconds).toNanos();
-            long slot0 = ep.sendAddress(0);
+            ByteBuffer slot0 = ep.sendSlot(0);
             if (!validate) {
-                RawMemory.fill(slot0, size, (byte) 0x5a);
+                for (int b = 0; b < size; b++) {
+                    slot0.put(b, (byte) 0x5a);
+                }
             }
             long start = System.nanoTime();
             for (int i = 0; i < iters; i++) {
@@ -239,7 +241,7 @@ public final class CmPingPong {
                     throw new IllegalStateException("echo " + i + " has " + wc.byteLength(0) + " bytes, expected " + size);
                 }
                 if (validate) {
-                    check(ep.receiveAddress(slot), size, i, "client: echo " + i);
+                    check(ep.message(wc, 0), i, "client: echo " + i);
                 }
                 if (i + 1 < iters) {
                     ep.repostReceive(slot); // (not after the last echo: the server may be gone by then)
@@ -307,16 +309,18 @@ public final class CmPingPong {
         }
     }
 
-    static void fill(long address, int length, int iteration) {
+    /** Writes iteration {@code iteration}'s pattern into the first {@code length} bytes of a send slot. */
+    static void fill(ByteBuffer slot, int length, int iteration) {
         for (int i = 0; i < length; i++) {
-            RawMemory.putByte(address + i, (byte) (iteration + i * 13));
+            slot.put(i, (byte) (iteration + i * 13));
         }
     }
 
-    static void check(long address, int length, int iteration, String what) {
-        for (int i = 0; i < length; i++) {
+    /** Checks a received message (its view: limit = its length) against iteration {@code iteration}'s pattern. */
+    static void check(ByteBuffer message, int iteration, String what) {
+        for (int i = 0; i < message.remaining(); i++) {
             byte want = (byte) (iteration + i * 13);
-            byte got = RawMemory.getByte(address + i);
+            byte got = message.get(message.position() + i);
             if (got != want) {
                 throw new IllegalStateException(what + ": byte " + i + " is " + (got & 0xff) + ", expected "
                         + (want & 0xff) + " (data check failed)");

@@ -152,6 +152,14 @@ public final class WorkCompletions implements AutoCloseable {
         return RawMemory.getUByte(slot(i) + DLID_PATH_BITS_OFFSET);
     }
 
+    /**
+     * Copies completion {@code i} into slot {@code j} of {@code to} (which may be this array), for code that
+     * filters completions or keeps some for later. Allocation-free.
+     */
+    public void copy(int i, WorkCompletions to, int j) {
+        RawMemory.copy(slot(i), to.slot(j), WC_SIZE);
+    }
+
     /** One line for logs and assertion messages (allocates). */
     public String toString(int i) {
         WcStatus s = status(i);

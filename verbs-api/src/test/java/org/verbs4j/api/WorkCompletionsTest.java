@@ -196,4 +196,21 @@ class WorkCompletionsTest {
             }
         }
     }
+
+    @Test
+    void copyMovesAWholeCompletionAndChecksBothSlots() {
+        try (WorkCompletions a = WorkCompletions.allocate(2); WorkCompletions b = WorkCompletions.allocate(2)) {
+            put(a, 1, 42, WcStatus.SUCCESS.value(), WcOpcode.RECV_RDMA_WITH_IMM.value(), 0, 100, 0x01020304, 7, 0,
+                    WcFlags.WITH_IMM, 0, 0, 0, 0);
+            a.copy(1, b, 0);
+            assertEquals(42, b.wrId(0));
+            assertSame(WcOpcode.RECV_RDMA_WITH_IMM, b.opcode(0));
+            assertEquals(100, b.byteLength(0));
+            assertEquals(0x01020304, b.immData(0));
+            a.copy(1, a, 0); // within one array
+            assertEquals(42, a.wrId(0));
+            assertThrows(IndexOutOfBoundsException.class, () -> a.copy(2, b, 0));
+            assertThrows(IndexOutOfBoundsException.class, () -> a.copy(0, b, 2));
+        }
+    }
 }

@@ -15,6 +15,11 @@ import org.verbs4j.api.FabricOptions;
 public final class EndpointOptions {
     /** The largest message size: a single SEND carries at most 2^31 - 1 bytes. */
     public static final int MAX_MESSAGE_SIZE = Integer.MAX_VALUE;
+    /**
+     * The most bytes of one registered buffer of an endpoint (the RDMA region, all send slots, all receive
+     * slots): what one {@link java.nio.ByteBuffer} views, less a page for alignment.
+     */
+    public static final long MAX_REGION_SIZE = MessageSlots.MAX_BYTES;
 
     private ConnectionMode mode = ConnectionMode.RDMA_CM;
     private String device;
@@ -107,11 +112,13 @@ public final class EndpointOptions {
     /**
      * Bytes of this side's RDMA region, registered for remote read and write and announced to the peer, so that
      * it can {@link RdmaEndpoint#write} and {@link RdmaEndpoint#read} here; also the local side of this endpoint's
-     * writes and reads. 0 (default): none.
+     * writes and reads, viewed as one {@link java.nio.ByteBuffer} ({@link RdmaEndpoint#rdmaRegion}). 0 (default):
+     * none.
      */
     public EndpointOptions rdmaRegionSize(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("rdmaRegionSize must not be negative: " + bytes);
+        if (bytes < 0 || bytes > MAX_REGION_SIZE) {
+            throw new IllegalArgumentException("rdmaRegionSize must be 0.." + MAX_REGION_SIZE + " (what one ByteBuffer "
+                    + "views), not " + bytes);
         }
         this.rdmaRegionSize = bytes;
         return this;
@@ -160,6 +167,26 @@ public final class EndpointOptions {
     public EndpointOptions backlog(int n) {
         this.backlog = positive("backlog", n);
         return this;
+    }
+
+    /**
+     * Checks what no single setter can: the send slots ({@code sendDepth × messageSize}) and the receive slots
+     * ({@code receiveDepth × messageSize}) must each fit {@link #MAX_REGION_SIZE}.
+     *
+     * @throws IllegalArgumentException naming the product and the limit
+     */
+    void validate() {
+        slotBytes("send", sendDepth);
+        slotBytes("receive", receiveDepth);
+    }
+
+    private void slotBytes(String what, int depth) {
+        long bytes = (long) depth * messageSize;
+        if (bytes > MAX_REGION_SIZE) {
+            throw new IllegalArgumentException(what + " slots take " + what + "Depth " + depth + " x messageSize "
+                    + messageSize + " = " + bytes + " bytes, more than the " + MAX_REGION_SIZE + " one registered "
+                    + "buffer holds: lower " + what + "Depth or messageSize");
+        }
     }
 
     private static int positive(String name, int n) {

@@ -26,7 +26,7 @@ public final class EndpointServer implements AutoCloseable {
     private final java.util.List<RdmaEndpoint> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
     /** PD, CQs and memory made ahead for the next connection on the listener's device (rdma_cm, bound address). */
-    private RdmaEndpoint.Setup spare;
+    private EndpointResources spare;
 
     EndpointServer(InetSocketAddress address, EndpointOptions options) {
         this.address = address;
@@ -87,7 +87,7 @@ public final class EndpointServer implements AutoCloseable {
         if (cm == null || closed) {
             return;
         }
-        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        EndpointResources s = new EndpointResources();
         s.mode = ConnectionMode.RDMA_CM;
         s.options = options;
         try {
@@ -108,13 +108,13 @@ public final class EndpointServer implements AutoCloseable {
         ConnectionRequest req = listener.awaitRequest(timeout);
         CmId id = req.id();
         String peer = "peer of " + address;
-        RdmaEndpoint.Setup s;
+        EndpointResources s;
         boolean ahead = spare != null && spare.context == id.context();
         if (ahead) {
             s = spare;
             spare = null;
         } else {
-            s = new RdmaEndpoint.Setup();
+            s = new EndpointResources();
             s.mode = ConnectionMode.RDMA_CM;
             s.options = options;
         }
@@ -159,7 +159,7 @@ public final class EndpointServer implements AutoCloseable {
         if (peer == null) {
             throw new EndpointException("no peer connected to " + address() + " within " + timeout.toMillis() + " ms");
         }
-        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        EndpointResources s = new EndpointResources();
         s.options = options;
         Endpoints.Manual m = new Endpoints.Manual();
         RdmaEndpoint ep = null;

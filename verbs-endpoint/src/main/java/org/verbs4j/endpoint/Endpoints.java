@@ -51,19 +51,22 @@ public final class Endpoints {
     public static RdmaEndpoint connect(InetSocketAddress address, EndpointOptions options) {
         Objects.requireNonNull(address, "address");
         EndpointOptions o = Objects.requireNonNull(options, "options").copy();
+        o.validate();
         return o.mode() == ConnectionMode.RDMA_CM ? connectCm(address, o) : connectManual(address, o);
     }
 
     /** Listens at {@code address}; {@link EndpointServer#accept} gives the connected endpoints. */
     public static EndpointServer listen(InetSocketAddress address, EndpointOptions options) {
         Objects.requireNonNull(address, "address");
-        return new EndpointServer(address, Objects.requireNonNull(options, "options").copy());
+        EndpointOptions o = Objects.requireNonNull(options, "options").copy();
+        o.validate();
+        return new EndpointServer(address, o);
     }
 
     // ---- rdma_cm ----
 
     private static RdmaEndpoint connectCm(InetSocketAddress address, EndpointOptions o) {
-        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        EndpointResources s = new EndpointResources();
         s.mode = ConnectionMode.RDMA_CM;
         s.options = o;
         RdmaEndpoint ep = null;
@@ -103,7 +106,7 @@ public final class Endpoints {
      * Checks the device and port, picks the fabric provider, and checks the options against the fabric's
      * rules. Returns the port's attributes.
      */
-    static PortAttributes prepare(RdmaEndpoint.Setup s, String where) {
+    static PortAttributes prepare(EndpointResources s, String where) {
         EndpointOptions o = s.options;
         DeviceContext ctx = s.context;
         RdmaDevice dev = ctx.device();
@@ -129,7 +132,7 @@ public final class Endpoints {
     }
 
     /** PD, CQs, QP and memory, recorded in {@code s} as they are made. */
-    static void createResources(RdmaEndpoint.Setup s, PortAttributes port, QpFactory qps) {
+    static void createResources(EndpointResources s, PortAttributes port, QpFactory qps) {
         createMemory(s);
         createQueuePair(s, qps);
     }
@@ -138,27 +141,35 @@ public final class Endpoints {
      * PD, CQs and registered memory: everything but the QP. A listener makes these ahead of the next connection
      * request, so that it answers the request quickly (iWARP peers give up when the MPA reply takes ~10 s).
      */
-    static void createMemory(RdmaEndpoint.Setup s) {
+    static void createMemory(EndpointResources s) {
         EndpointOptions o = s.options;
         DeviceContext ctx = s.context;
-        long sendBytes = (long) o.sendDepth() * o.messageSize();
-        long recvBytes = (long) o.receiveDepth() * o.messageSize();
         s.creditSlots = o.credits() ? o.receiveDepth() + 1 : 0;
         s.pd = ctx.allocProtectionDomain();
         s.sendCq = ctx.createCompletionQueue(o.sendDepth() + s.creditSlots);
         s.recvCq = ctx.createCompletionQueue(o.receiveDepth());
-        s.sendMr = s.pd.allocateMemory(sendBytes, Access.LOCAL_WRITE);
-        s.recvMr = s.pd.allocateMemory(recvBytes, Access.LOCAL_WRITE);
-        s.controlMr = s.pd.allocateMemory(RdmaEndpoint.CONTROL_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        s.controlMr.fill(0, RdmaEndpoint.CONTROL_SIZE, (byte) 0);
+        s.sendSlots = MessageSlots.register(s.pd, "send slot", o.sendDepth(), o.messageSize(), Access.LOCAL_WRITE);
+        s.recvSlots = MessageSlots.register(s.pd, "receive slot", o.receiveDepth(), o.messageSize(),
+                Access.LOCAL_WRITE);
+        s.controlMr = s.pd.allocateMemory(Credits.CONTROL_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        s.controlMr.fill(0, Credits.CONTROL_SIZE, (byte) 0);
         if (o.rdmaRegionSize() > 0) {
-            s.rdmaMr = s.pd.allocateMemory(o.rdmaRegionSize(), Access.LOCAL_WRITE | Access.REMOTE_WRITE
-                    | Access.REMOTE_READ | s.fabric.readSinkExtraAccess());
+            s.rdmaBuffer = MessageSlots.allocate(o.rdmaRegionSize(), "the RDMA region");
+            s.rdmaMr = s.pd.registerMemory(s.rdmaBuffer, remoteAccess(s));
         }
     }
 
+    /**
+     * What the peer may do to this side's RDMA region (and, in manual mode, what the QP accepts): write, read,
+     * what the fabric needs for a read sink, and atomics where the device executes them.
+     */
+    static int remoteAccess(EndpointResources s) {
+        return Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | s.fabric.readSinkExtraAccess()
+                | (s.context.queryDevice().supportsAtomics() ? Access.REMOTE_ATOMIC : 0);
+    }
+
     /** The RC queue pair on the PD and CQs of {@link #createMemory}. */
-    static void createQueuePair(RdmaEndpoint.Setup s, QpFactory qps) {
+    static void createQueuePair(EndpointResources s, QpFactory qps) {
         EndpointOptions o = s.options;
         int maxSendWr = o.sendDepth() + s.creditSlots;
         int inline = Math.max(o.maxInlineData(), o.credits() ? 8 : 0);
@@ -187,7 +198,7 @@ public final class Endpoints {
     }
 
     /** Opens the device and makes the endpoint up to a QP in INIT with its receives posted. */
-    static RdmaEndpoint manualEndpoint(RdmaEndpoint.Setup s, Manual m, String where) {
+    static RdmaEndpoint manualEndpoint(EndpointResources s, Manual m, String where) {
         EndpointOptions o = s.options;
         s.mode = ConnectionMode.MANUAL;
         s.context = openDevice(o);
@@ -207,8 +218,7 @@ public final class Endpoints {
         createResources(s, m.port, (pd, attrs) -> pd.createQueuePair(attrs));
         RdmaEndpoint ep = new RdmaEndpoint(s);
         try {
-            s.qp.modify(s.fabric.initAttributes(m.port, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
-                    | s.fabric.readSinkExtraAccess(), f));
+            s.qp.modify(s.fabric.initAttributes(m.port, remoteAccess(s), f));
             ep.postAllReceives();
             m.psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
             m.mtu = s.fabric.pathMtu(m.port, f);
@@ -226,7 +236,7 @@ public final class Endpoints {
     }
 
     /** Moves the QP to RTR and RTS towards the peer of {@code hello}; returns the peer's handshake. */
-    static Handshake connectManual(RdmaEndpoint.Setup s, Manual m, byte[] hello, String peer) {
+    static Handshake connectManual(EndpointResources s, Manual m, byte[] hello, String peer) {
         QpEndpoint remote;
         try {
             remote = QpEndpoint.parseWire(new String(hello, 0, QP_WIRE, StandardCharsets.US_ASCII));
@@ -251,7 +261,7 @@ public final class Endpoints {
     }
 
     private static RdmaEndpoint connectManual(InetSocketAddress address, EndpointOptions o) {
-        RdmaEndpoint.Setup s = new RdmaEndpoint.Setup();
+        EndpointResources s = new EndpointResources();
         s.options = o;
         Manual m = new Manual();
         RdmaEndpoint ep = null;
@@ -297,7 +307,7 @@ public final class Endpoints {
     }
 
     /** After a failed set-up: closes the endpoint when it was made, else frees what the set-up made so far. */
-    static void freeFailed(RdmaEndpoint ep, RdmaEndpoint.Setup s, RuntimeException primary) {
+    static void freeFailed(RdmaEndpoint ep, EndpointResources s, RuntimeException primary) {
         if (ep != null) {
             closeQuietly(ep, primary);
         } else {

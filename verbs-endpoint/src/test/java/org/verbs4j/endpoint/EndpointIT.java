@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +21,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.verbs4j.api.Access;
+import org.verbs4j.api.MemoryRegion;
+import org.verbs4j.api.Opcode;
 import org.verbs4j.api.Rdma;
+import org.verbs4j.api.SendFlags;
+import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
@@ -29,7 +35,6 @@ import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.CmRejectedException;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
-import org.verbs4j.api.internal.RawMemory;
 
 /**
  * The connection-level API on the lab's real devices: the same test code on rxe0 (RoCE) and siw0 (iWARP),
@@ -70,16 +75,16 @@ class EndpointIT {
         return new InetSocketAddress(ip(fabric), PORTS.getAndIncrement());
     }
 
-    static void fill(long address, int length, int seed) {
+    static void fill(ByteBuffer b, int offset, int length, int seed) {
         for (int i = 0; i < length; i++) {
-            RawMemory.putByte(address + i, (byte) (seed * 31 + i * 7));
+            b.put(offset + i, (byte) (seed * 31 + i * 7));
         }
     }
 
-    static void check(long address, int length, int seed, String what) {
+    static void check(ByteBuffer b, int offset, int length, int seed, String what) {
         for (int i = 0; i < length; i++) {
             byte want = (byte) (seed * 31 + i * 7);
-            byte got = RawMemory.getByte(address + i);
+            byte got = b.get(offset + i);
             if (got != want) {
                 fail(what + ": byte " + i + " of " + length + " is " + got + ", expected " + want);
             }
@@ -125,20 +130,22 @@ class EndpointIT {
         try (EndpointServer server = Endpoints.listen(at, o)) {
             Future<Long> received = SERVER.submit(() -> {
                 try (RdmaEndpoint ep = server.accept(T); WorkCompletions wc = WorkCompletions.allocate(1)) {
-                    assertEquals(fabric.equals("rxe") ? "roce" : "iwarp", ep.fabric().name());
+                    assertEquals(fabric.equals("rxe") ? "roce" : "iwarp", ep.fabric());
                     long bytes = 0;
                     for (int m = 0; m < messages; m++) {
                         int slot = awaitReceive(ep, wc);
                         int len = wc.byteLength(0);
                         assertEquals(1 + (m * 37) % 1500, len, "length of message " + m);
-                        check(ep.receiveAddress(slot), len, m, "message " + m);
+                        ByteBuffer message = ep.message(wc, 0);
+                        assertEquals(len, message.remaining(), "the message view is as long as the message");
+                        check(message, 0, len, m, "message " + m);
                         bytes += len;
                         if (m % 50 == 7) {
                             Thread.sleep(200); // the sender runs out of credits here
                         }
                         ep.repostReceive(slot);
                     }
-                    RawMemory.putLong(ep.sendAddress(0), bytes);
+                    ep.sendSlot(0).putLong(0, bytes);
                     ep.send(0, 8);
                     awaitSend(ep, wc);
                     // wait for the client's close: its disconnect flushes our receives
@@ -155,7 +162,7 @@ class EndpointIT {
                         inFlight -= drainOne(ep, wc);
                     }
                     int len = 1 + (m * 37) % 1500;
-                    fill(ep.sendAddress(slot), len, m);
+                    fill(ep.sendSlot(slot), 0, len, m);
                     ep.send(slot, len);
                     inFlight++;
                     sentBytes += len;
@@ -164,9 +171,9 @@ class EndpointIT {
                 while (inFlight > 0) {
                     inFlight -= drainOne(ep, wc);
                 }
-                int slot = awaitReceive(ep, wc);
+                awaitReceive(ep, wc);
                 assertEquals(8, wc.byteLength(0));
-                assertEquals(sentBytes, RawMemory.getLong(ep.receiveAddress(slot)), "the server's byte count");
+                assertEquals(sentBytes, ep.message(wc, 0).getLong(0), "the server's byte count");
             }
             assertEquals(sentBytes, received.get(2, TimeUnit.MINUTES));
         }
@@ -216,12 +223,12 @@ class EndpointIT {
         try (EndpointServer server = Endpoints.listen(at, o)) {
             Future<?> serverSide = SERVER.submit(() -> {
                 try (RdmaEndpoint ep = server.accept(T); WorkCompletions wc = WorkCompletions.allocate(1)) {
-                    fill(ep.rdmaRegion().address() + 40_000, 1000, 99); // what the client reads
+                    fill(ep.rdmaRegion(), 40_000, 1000, 99); // what the client reads
                     ep.send(0, 1); // "ready"
                     awaitSend(ep, wc);
                     int slot = awaitReceive(ep, wc); // "written"
                     ep.repostReceive(slot);
-                    check(ep.rdmaRegion().address() + 1000, len, 5, "what the client wrote");
+                    check(ep.rdmaRegion(), 1000, len, 5, "what the client wrote");
                     ep.send(0, 1); // "checked"
                     awaitSend(ep, wc);
                     awaitReceive(ep, wc); // the client's goodbye
@@ -231,14 +238,14 @@ class EndpointIT {
             try (RdmaEndpoint ep = Endpoints.connect(at, o); WorkCompletions wc = WorkCompletions.allocate(1)) {
                 assertEquals(64 * 1024, ep.remoteRegion().length());
                 ep.repostReceive(awaitReceive(ep, wc)); // "ready"
-                fill(ep.rdmaRegion().address(), len, 5);
+                fill(ep.rdmaRegion(), 0, len, 5);
                 ep.write(0, len, 1000, 77);
                 assertEquals(77, awaitSend(ep, wc));
                 assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
                 ep.read(30_000, 1000, 40_000, 78);
                 assertEquals(78, awaitSend(ep, wc));
                 assertEquals(WcOpcode.RDMA_READ, wc.opcode(0));
-                check(ep.rdmaRegion().address() + 30_000, 1000, 99, "what the client read");
+                check(ep.rdmaRegion(), 30_000, 1000, 99, "what the client read");
                 ep.send(0, 1); // "written" (ordered after the write on the same QP)
                 awaitSend(ep, wc);
                 ep.repostReceive(awaitReceive(ep, wc)); // "checked"
@@ -335,29 +342,40 @@ class EndpointIT {
         }
     }
 
+    /**
+     * Closing frees what the endpoint made, the regions registered through its queue pair view included; after
+     * that every use throws, and a slot view kept from before is plain Java memory (no crash).
+     */
     @Test
-    void useAfterCloseThrows() throws Exception {
-        InetSocketAddress at = next("rxe");
+    void closeFreesEverythingAndUseAfterCloseThrows() throws Exception {
         EndpointOptions o = EndpointOptions.defaults().timeout(T);
         RdmaEndpoint closed;
-        try (EndpointServer server = Endpoints.listen(at, o)) {
-            Future<RdmaEndpoint> accepted = SERVER.submit(() -> server.accept(T));
-            closed = Endpoints.connect(at, o);
-            accepted.get(2, TimeUnit.MINUTES).close();
+        MemoryRegion userRegion;
+        ByteBuffer keptView;
+        try (Pair p = Pair.connect("rxe", o)) {
+            closed = p.client();
+            userRegion = closed.queuePair().registerMemory(ByteBuffer.allocateDirect(4096), Access.LOCAL_WRITE);
+            keptView = closed.sendSlot(0);
+            p.server().close();
             closed.close();
             closed.close(); // twice is fine
         }
+        assertTrue(userRegion.isClosed(), "the endpoint closed the region registered through it");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> closed.send(0, 1));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> closed.pollReceive(WorkCompletions.allocate(1)));
-        assertTrue(closed.queuePair().isClosed());
+        assertThrows(IllegalStateException.class, closed::queuePair);
+        assertThrows(IllegalStateException.class, () -> closed.sendSlot(0));
+        keptView.putLong(0, 42);
+        assertEquals(42, keptView.getLong(0));
     }
 
     /**
-     * The data path allocates nothing: one thread drives both endpoints of a connection through send,
-     * pollReceive, repostReceive (with its credit write), write and pollSend; the bytes this thread allocated
-     * over the measured loop (after a warm-up that lets the JIT compile it) must stay at JIT noise, far below
-     * one object per operation.
+     * The data path allocates nothing: one thread drives both endpoints of a connection through the slot and
+     * region views, send (with immediate data where the fabric has it), pollReceive, message, repostReceive (with
+     * its credit write), write, a request of its own through the queue pair view and pollSend; the bytes this
+     * thread allocated over the measured loop (after a warm-up that lets the JIT compile it) must stay at JIT
+     * noise, far below one object per operation.
      */
     @ParameterizedTest
     @ValueSource(strings = {"rxe", "siw"})
@@ -368,14 +386,16 @@ class EndpointIT {
         try (EndpointServer server = Endpoints.listen(at, o)) {
             Future<RdmaEndpoint> accepted = SERVER.submit(() -> server.accept(T));
             try (RdmaEndpoint a = Endpoints.connect(at, o); RdmaEndpoint b = accepted.get(2, TimeUnit.MINUTES);
-                    WorkCompletions wc = WorkCompletions.allocate(4)) {
+                    WorkCompletions wc = WorkCompletions.allocate(4); SendRequests own = SendRequests.allocate(1, 1)) {
                 com.sun.management.ThreadMXBean mx =
                         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
                 long tid = Thread.currentThread().getId();
-                roundTrips(a, b, wc, 3000); // warm-up
+                b.queuePair().remoteTarget(b.queuePair().localSge(own.at(0).clear().wrId(6).opcode(Opcode.RDMA_WRITE)
+                        .flags(SendFlags.SIGNALED), 8, 8), 8, 8);
+                roundTrips(a, b, wc, own, 3000); // warm-up
                 long before = mx.getThreadAllocatedBytes(tid);
                 int n = 3000;
-                roundTrips(a, b, wc, n);
+                roundTrips(a, b, wc, own, n);
                 long bytes = mx.getThreadAllocatedBytes(tid) - before;
                 // 3000 round trips are 24,000 data-path calls; one object per call would be >= 384 KB
                 assertTrue(bytes < 2048, fabric + ": the data path allocated " + bytes + " bytes in " + n + " round trips");
@@ -383,13 +403,25 @@ class EndpointIT {
         }
     }
 
-    private static void roundTrips(RdmaEndpoint a, RdmaEndpoint b, WorkCompletions wc, int n) {
+    private static void roundTrips(RdmaEndpoint a, RdmaEndpoint b, WorkCompletions wc, SendRequests own, int n) {
+        EndpointQueuePair hatch = b.queuePair();
         for (int i = 0; i < n; i++) {
-            a.send(0, 64);
+            a.sendSlot(0).putLong(0, i);
+            if (a.supportsImmediateData()) {
+                a.sendWithImmediate(0, 64, i);
+            } else {
+                a.send(0, 64);
+            }
             spinSend(a, wc);
             spinReceive(b, wc);
+            if (b.message(wc, 0).getLong(0) != i) {
+                throw new AssertionError("message " + i + " carried " + b.message(wc, 0).getLong(0));
+            }
             b.repostReceive((int) wc.wrId(0));
+            b.rdmaRegion().putLong(0, i);
             b.write(0, 8, 0, 5);
+            spinSend(b, wc);
+            hatch.postSend(own); // the user's own RDMA WRITE through the escape hatch
             spinSend(b, wc);
             b.send(1, 64);
             spinSend(b, wc);
@@ -431,6 +463,199 @@ class EndpointIT {
                     assertEquals(32, av.trafficClass(), ep + ": " + av);
                 }
             }
+        }
+    }
+
+    /** A connected pair on one lab device: a server, the client's endpoint and the endpoint it accepted. */
+    record Pair(EndpointServer listener, RdmaEndpoint client, RdmaEndpoint server) implements AutoCloseable {
+        static Pair connect(String fabric, EndpointOptions o) throws Exception {
+            InetSocketAddress at = next(fabric);
+            EndpointServer listener = Endpoints.listen(at, o);
+            try {
+                Future<RdmaEndpoint> accepted = SERVER.submit(() -> listener.accept(T));
+                RdmaEndpoint client = Endpoints.connect(at, o);
+                return new Pair(listener, client, accepted.get(2, TimeUnit.MINUTES));
+            } catch (Exception | Error e) {
+                listener.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            client.close();
+            server.close();
+            listener.close();
+        }
+    }
+
+    /**
+     * Immediate data on RoCE: a send with immediate arrives with its 32 bits and its bytes; an RDMA WRITE with
+     * immediate puts its bytes in the peer's region and completes one of the peer's receives with the 32 bits
+     * (opcode RECV_RDMA_WITH_IMM, an empty message), taking a credit like a send.
+     */
+    @Test
+    void immediateDataArrivesWithTheMessageAndTheWriteOnRoce() throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(256).receiveDepth(4).rdmaRegionSize(8192).timeout(T);
+        try (Pair p = Pair.connect("rxe", o); WorkCompletions wc = WorkCompletions.allocate(1)) {
+            assertTrue(p.client().supportsImmediateData());
+            fill(p.client().sendSlot(1), 0, 200, 3);
+            p.client().sendWithImmediate(1, 200, 0xCAFEBABE);
+            assertEquals(1, awaitSend(p.client(), wc));
+            assertEquals(WcOpcode.SEND, wc.opcode(0));
+            int slot = awaitReceive(p.server(), wc);
+            assertEquals(WcOpcode.RECV, wc.opcode(0));
+            assertTrue(wc.hasImmData(0), wc.toString(0));
+            assertEquals(0xCAFEBABE, wc.immData(0));
+            ByteBuffer m = p.server().message(wc, 0);
+            assertEquals(200, m.remaining());
+            check(m, 0, 200, 3, "the message of the send with immediate");
+            p.server().repostReceive(slot);
+
+            fill(p.client().rdmaRegion(), 100, 3000, 8);
+            long creditsBefore = p.client().sendCredits();
+            p.client().writeWithImmediate(100, 3000, 5000, 0x12345678, 77);
+            assertEquals(creditsBefore - 1, p.client().sendCredits(), "a write with immediate takes a credit");
+            assertEquals(77, awaitSend(p.client(), wc));
+            assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
+            slot = awaitReceive(p.server(), wc);
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, wc.opcode(0));
+            assertEquals(0x12345678, wc.immData(0));
+            assertEquals(0, p.server().message(wc, 0).remaining(), "the data went to the region, not the slot");
+            check(p.server().rdmaRegion(), 5000, 3000, 8, "what the write with immediate wrote");
+            p.server().repostReceive(slot);
+
+            assertTrue(p.client().trySendWithImmediate(0, 0, -1));
+            awaitSend(p.client(), wc);
+            awaitReceive(p.server(), wc);
+            assertEquals(-1, wc.immData(0));
+            assertEquals(0, p.server().message(wc, 0).remaining());
+        }
+    }
+
+    /** iWARP has no immediate data: both calls are refused before posting, naming the fabric and what to use. */
+    @Test
+    void immediateDataIsRefusedUpFrontOnIwarp() throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(64).rdmaRegionSize(4096).timeout(T);
+        try (Pair p = Pair.connect("siw", o); WorkCompletions wc = WorkCompletions.allocate(1)) {
+            assertFalse(p.client().supportsImmediateData());
+            long credits = p.client().sendCredits();
+            UnsupportedOperationException s = assertThrows(UnsupportedOperationException.class,
+                    () -> p.client().sendWithImmediate(0, 8, 1));
+            assertTrue(s.getMessage().contains("iwarp") && s.getMessage().contains("send the 32 bits in the message"),
+                    s.getMessage());
+            UnsupportedOperationException w = assertThrows(UnsupportedOperationException.class,
+                    () -> p.client().writeWithImmediate(0, 8, 0, 1, 9));
+            assertTrue(w.getMessage().contains("writeWithImmediate") && w.getMessage().contains("iwarp"), w.getMessage());
+            assertThrows(UnsupportedOperationException.class, () -> p.client().trySendWithImmediate(0, 8, 1));
+            assertEquals(0, p.client().inFlight(), "nothing was posted");
+            assertEquals(credits, p.client().sendCredits(), "no credit was taken");
+            // the connection is intact: a plain send still arrives
+            p.client().sendSlot(0).putLong(0, 0x5151);
+            p.client().send(0, 8);
+            awaitSend(p.client(), wc);
+            awaitReceive(p.server(), wc);
+            assertEquals(0x5151, p.server().message(wc, 0).getLong(0));
+        }
+    }
+
+    /**
+     * The escape hatch: the user's own RDMA WRITEs (one from the endpoint's region, one from a buffer registered
+     * through the hatch) posted as one chain, then more sends than sendDepth in a row, all complete through
+     * pollSend with the right ids, and the bytes arrive; misuse is refused with nothing posted.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rxe", "siw"})
+    void userRequestsThroughTheQueuePairKeepTheAccountingRight(String fabric) throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(64).sendDepth(4).receiveDepth(8)
+                .rdmaRegionSize(16384).timeout(T);
+        try (Pair p = Pair.connect(fabric, o); WorkCompletions wc = WorkCompletions.allocate(1);
+                SendRequests wrs = SendRequests.allocate(2, 1)) {
+            EndpointQueuePair qp = p.client().queuePair();
+            assertTrue(qp.capabilities().maxSendWr() >= 4, qp.capabilities().toString());
+            assertEquals(p.client().queuePair().qpNumber(), qp.qpNumber());
+            ByteBuffer mine = ByteBuffer.allocateDirect(1024);
+            MemoryRegion mr = qp.registerMemory(mine, Access.LOCAL_WRITE);
+            fill(p.client().rdmaRegion(), 0, 2000, 1);
+            fill(mine, 0, 1024, 2);
+            qp.remoteTarget(qp.localSge(wrs.at(0).clear().wrId(101).opcode(Opcode.RDMA_WRITE)
+                    .flags(SendFlags.SIGNALED), 0, 2000), 4000, 2000);
+            wrs.at(1).clear().wrId(102).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sge(mr.address(), 1024, mr.lkey());
+            qp.remoteTarget(wrs.at(1), 8000, 1024);
+            wrs.count(2);
+            qp.postSend(wrs);
+            assertEquals(2, p.client().inFlight());
+            assertEquals(2, qp.room());
+
+            // misuse is refused and changes nothing
+            wrs.count(1);
+            wrs.at(0).opcode(Opcode.SEND);
+            assertThrows(IllegalArgumentException.class, () -> qp.postSend(wrs));
+            wrs.at(0).opcode(Opcode.RDMA_WRITE).flags(0);
+            assertThrows(IllegalArgumentException.class, () -> qp.postSend(wrs));
+            wrs.at(0).flags(SendFlags.SIGNALED).wrId(RdmaEndpoint.INTERNAL_WR_ID);
+            assertThrows(IllegalArgumentException.class, () -> qp.postSend(wrs));
+            wrs.at(0).wrId(103);
+            assertThrows(IndexOutOfBoundsException.class, () -> qp.remoteTarget(wrs.at(0), 16000, 1000));
+            assertThrows(IndexOutOfBoundsException.class, () -> qp.localSge(wrs.at(0), 16000, 1000));
+            p.client().send(0, 8);
+            p.client().send(1, 8);
+            IllegalStateException full = assertThrows(IllegalStateException.class, () -> qp.postSend(wrs));
+            assertTrue(full.getMessage().contains("sendDepth"), full.getMessage());
+            assertEquals(4, p.client().inFlight());
+
+            // every completion comes back once, with the user's ids and the slots
+            java.util.Set<Long> ids = new java.util.HashSet<>();
+            while (ids.size() < 4) {
+                ids.add(awaitSend(p.client(), wc));
+            }
+            assertEquals(java.util.Set.of(101L, 102L, 0L, 1L), ids);
+            assertEquals(0, p.client().inFlight());
+            for (int m = 0; m < 2; m++) {
+                p.server().repostReceive(awaitReceive(p.server(), wc));
+            }
+            // the sends came after the writes on the same QP: the written bytes are there
+            check(p.server().rdmaRegion(), 4000, 2000, 1, "the user's write from the endpoint's region");
+            check(p.server().rdmaRegion(), 8000, 1024, 2, "the user's write from their own region");
+            // and the data path still flows: more sends than sendDepth, each with a credit
+            for (int m = 0; m < 12; m++) {
+                p.client().sendSlot(m % 4).putInt(0, m);
+                p.client().send(m % 4, 4);
+                awaitSend(p.client(), wc);
+                int slot = awaitReceive(p.server(), wc);
+                assertEquals(m, p.server().message(wc, 0).getInt(0));
+                p.server().repostReceive(slot);
+            }
+        }
+    }
+
+    /**
+     * An atomic through the escape hatch on RoCE (siw has none): fetch-and-add on the peer's RDMA region (which
+     * the endpoint registers with remote atomic access where the device executes atomics) returns the old
+     * value into a buffer of ours and leaves the sum there; then a send still flows.
+     */
+    @Test
+    void atomicThroughTheQueuePairOnRoce() throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(64).rdmaRegionSize(4096).timeout(T);
+        try (Pair p = Pair.connect("rxe", o); WorkCompletions wc = WorkCompletions.allocate(1);
+                SendRequests wrs = SendRequests.allocate(1, 1)) {
+            ByteBuffer target = p.server().rdmaRegion().duplicate().order(java.nio.ByteOrder.nativeOrder());
+            target.putLong(64, 100);
+            EndpointQueuePair qp = p.client().queuePair();
+            ByteBuffer old = ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.nativeOrder());
+            MemoryRegion mr = qp.registerMemory(old, Access.LOCAL_WRITE);
+            RemoteRegion remote = p.client().remoteRegion();
+            wrs.at(0).clear().wrId(55).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
+                    .sge(mr.address(), 8, mr.lkey()).atomic(remote.address() + 64, remote.rkey(), 5, 0);
+            qp.postSend(wrs);
+            assertEquals(55, awaitSend(p.client(), wc));
+            assertEquals(WcOpcode.FETCH_ADD, wc.opcode(0));
+            assertEquals(100, old.getLong(0), "the value before the add");
+            assertEquals(105, target.getLong(64), "the sum in the peer's region");
+            p.client().send(0, 1);
+            awaitSend(p.client(), wc);
+            awaitReceive(p.server(), wc);
         }
     }
 }

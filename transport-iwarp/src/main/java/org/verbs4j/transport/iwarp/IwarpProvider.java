@@ -99,4 +99,10 @@ public final class IwarpProvider extends AbstractFabricProvider {
     public boolean hasRnrRetry() {
         return false;
     }
+
+    /** RDMAP (RFC 5040) has no immediate data: siw and iWARP RNICs refuse SEND and RDMA WRITE with immediate. */
+    @Override
+    public boolean supportsImmediateData() {
+        return false;
+    }
 }

@@ -73,6 +73,14 @@ public interface FabricProvider {
         return true;
     }
 
+    /**
+     * False for iWARP: no immediate data (RDMAP has no SEND or RDMA WRITE with immediate), so those requests
+     * are refused before they are posted. Default true.
+     */
+    default boolean supportsImmediateData() {
+        return true;
+    }
+
     // ---- the QP transitions of a manual connection (rdma_cm does these itself) ----
     // org.verbs4j.api.QpConnector runs them; the per-type overloads pick the attributes each QP type takes
     // (ibv_modify_qp refuses with EINVAL an attribute the transition does not allow for the type).
