@@ -137,50 +137,22 @@ abstract class PingPongSession {
     // ---- main ----
 
     /**
-     * The shared {@code main}: parses {@code args} as the C tool does (usage on stdout and exit 1 for a bad
-     * command line), refuses the rdma-core options verbs4j does not support, then runs the session.
+     * The shared {@code main}: parses {@code args} with the tool's {@link PingPongOptions#parser} (usage on
+     * stdout and exit 0 for {@code -h}; a bad command line on stderr, exit 2), then runs the session.
      */
-    static int launch(PingPongOptions.Tool tool, String[] args, PrintStream out, PrintStream err,
+    static int launch(QpType type, String[] args, PrintStream out, PrintStream err,
             java.util.function.Function<PingPongOptions, PingPongSession> session) {
-        String prog = System.getProperty("verbs4j.prog", tool.defaultName);
-        PingPongOptions o;
-        try {
-            o = PingPongOptions.parse(tool, prog, args);
-        } catch (PingPongOptions.UsageException e) {
-            if (e.diagnostic != null) {
-                err.println(e.diagnostic);
+        String prog = System.getProperty("verbs4j.prog", type == QpType.UD ? "ud-pingpong" : "rc-pingpong");
+        return PingPongOptions.parser(type, prog).launch(args, out, err, c -> PingPongOptions.of(type, prog, c), o -> {
+            try {
+                return session.apply(o).runSession();
+            } catch (PingPongFailure e) {
+                err.println(e.getMessage());
                 err.flush();
+                return 1;
             }
-            PingPongOptions.printUsage(tool, prog, out);
-            return 1;
-        }
-        if (o.unsupported != null) {
-            err.println(prog + ": option " + o.unsupported + " (" + unsupportedText(o.unsupported)
-                    + ") is not supported by verbs4j");
-            err.flush();
-            return 1;
-        }
-        try {
-            return session.apply(o).runSession();
-        } catch (PingPongFailure e) {
-            err.println(e.getMessage());
-            err.flush();
-            return 1;
-        }
+        });
     }
-
-    private static String unsupportedText(String option) {
-        switch (option.startsWith("--") ? option.substring(2) : option.substring(1)) {
-            case "o": case "odp": return "--odp, on-demand paging";
-            case "O": case "iodp": return "--iodp, implicit on-demand paging";
-            case "P": case "prefetch": return "--prefetch, ODP prefetch";
-            case "t": case "ts": return "--ts, completion timestamps";
-            case "j": case "dm": return "--dm, device memory";
-            case "N": case "new_send": return "--new_send, the ibv_wr_* send API";
-            default: return "rdma-core 44 option";
-        }
-    }
-
 
     /** Runs the tool; returns the exit status (0 success, 1 failure, as the C tools). */
     final int runSession() {
@@ -207,8 +179,8 @@ abstract class PingPongSession {
         if (device.transportType() == TransportType.IWARP) {
             throw new PingPongFailure(o.prog + ": " + device.name() + " is an iWARP device. iWARP queue pairs can "
                     + "only be connected through rdma_cm (the RDMA connection manager), not by hand with a TCP "
-                    + "exchange of LID/QPN/PSN/GID as " + (o.tool == PingPongOptions.Tool.RC ? "ibv_rc_pingpong" : "ibv_ud_pingpong")
-                    + " does" + (o.tool == PingPongOptions.Tool.UD ? ", and iWARP has no UD queue pairs at all" : "")
+                    + "exchange of LID/QPN/PSN/GID as " + (o.type == QpType.RC ? "ibv_rc_pingpong" : "ibv_ud_pingpong")
+                    + " does" + (o.type == QpType.UD ? ", and iWARP has no UD queue pairs at all" : "")
                     + ". Use an rdma_cm based tool on this device (rping, or perftest with -R).");
         }
         try {

@@ -33,8 +33,8 @@ import org.verbs4j.api.cm.ConnectionRequest;
  * own thread, forever).
  *
  * <p>Output: stdout is the C tool's ({@code -v} and {@code -d} lines only); at the end each side prints
- * what it measured on stderr ({@link RpingConnection#summary()}). Exit status as the C tool's: 0, 22
- * ({@code EINVAL}) for a bad command line, 255 for a failure (C's {@code return -1}).
+ * what it measured on stderr ({@link RpingConnection#summary()}). Exit status: 0, 255 for a failure (C's
+ * {@code return -1}), as the C tool's; 2 for a bad command line (rping: 22, {@code EINVAL}), as every example.
  */
 public final class Rping {
     static final String PROG = "rping";
@@ -65,18 +65,10 @@ public final class Rping {
 
     /** Runs the tool with {@code args}; returns its exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        RpingOptions o;
-        try {
-            o = RpingOptions.parse(args);
-        } catch (RpingOptions.UsageException e) {
-            if (e.message == null) {
-                RpingOptions.printUsage(PROG, out);
-            } else {
-                err.println(e.message);
-                err.flush();
-            }
-            return e.exitStatus;
-        }
+        return RpingOptions.PARSER.launch(args, out, err, RpingOptions::of, o -> run(o, out, err));
+    }
+
+    private static int run(RpingOptions o, PrintStream out, PrintStream err) {
         InetAddress address;
         InetAddress source = null;
         try {

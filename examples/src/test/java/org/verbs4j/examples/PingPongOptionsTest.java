@@ -6,23 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Mtu;
-import org.verbs4j.examples.PingPongOptions.Tool;
-import org.verbs4j.examples.PingPongOptions.UsageException;
+import org.verbs4j.api.QpType;
+import org.verbs4j.examples.cli.UsageException;
 
-/** The command line, parsed as getopt_long and strtoul parse the C tools' command line. */
+/** The command line of rc-pingpong and ud-pingpong: ibv_rc_pingpong's and ibv_ud_pingpong's options. */
 class PingPongOptionsTest {
 
-    private static PingPongOptions rc(String... args) throws UsageException {
-        return PingPongOptions.parse(Tool.RC, "rc-pingpong", args);
+    private static PingPongOptions parse(QpType type, String... args) throws UsageException {
+        String prog = type == QpType.RC ? "rc-pingpong" : "ud-pingpong";
+        return PingPongOptions.of(type, prog, PingPongOptions.parser(type, prog).parse(args));
     }
 
-    private static PingPongOptions ud(String... args) throws UsageException {
-        return PingPongOptions.parse(Tool.UD, "ud-pingpong", args);
+    private static PingPongOptions rc(String... args) throws UsageException {
+        return parse(QpType.RC, args);
+    }
+
+    private static String rcError(String... args) {
+        return assertThrows(UsageException.class, () -> rc(args), String.join(" ", args)).getMessage();
     }
 
     @Test
@@ -40,13 +42,13 @@ class PingPongOptionsTest {
         assertEquals(-1, o.gidIndex);
         assertFalse(o.validate);
         assertNull(o.serverName);
-        assertEquals(1024, ud().size);
+        assertEquals(1024, parse(QpType.UD).size, "ud_pingpong's default size");
     }
 
     @Test
-    void shortLongClusteredAndPermuted() throws Exception {
+    void everyOptionInShortAndLongForm() throws Exception {
         PingPongOptions o = rc("-d", "rxe0", "-g1", "host", "-ec", "--iters=50", "--size", "0x10", "--mtu=2048",
-                "--rx", "100", "-p", "19000");
+                "--rx", "100", "-p", "19000", "-i", "1", "--sl", "3");
         assertEquals("rxe0", o.deviceName);
         assertEquals(1, o.gidIndex);
         assertEquals("host", o.serverName);
@@ -57,49 +59,70 @@ class PingPongOptionsTest {
         assertEquals(Mtu.MTU_2048, o.mtu);
         assertEquals(100, o.rxDepth);
         assertEquals(19000, o.port);
+        assertEquals(3, o.sl);
+        o = rc("--ib-dev=mlx5_0", "--gid-idx", "3", "--events", "--chk", "--ib-port=2", "--port", "1");
+        assertEquals("mlx5_0", o.deviceName);
+        assertEquals(3, o.gidIndex);
+        assertEquals(2, o.ibPort);
+        assertEquals(1, o.port);
+        assertTrue(o.events && o.validate);
         assertEquals("-x", rc("--", "-x").serverName);
-        assertEquals(8, rc("-s", "010").size);       // octal, as strtoul(.., 0)
-        assertEquals(12, rc("-n", "12abc").iters);   // trailing garbage ignored
+        assertEquals(8, rc("-s", "010").size, "octal, as strtoul(.., 0)");
+        assertEquals(4096, rc("-s", "4K").size);
+        assertEquals(0xffffffffL, rc("-n", "4294967295").iters, "the iterations are C's unsigned int");
     }
 
     @Test
-    void badCommandLinesAreUsageErrors() {
-        assertEquals("rc-pingpong: invalid option -- 'x'", assertThrows(UsageException.class, () -> rc("-x")).diagnostic);
-        assertEquals("rc-pingpong: option requires an argument -- 'n'",
-                assertThrows(UsageException.class, () -> rc("-n")).diagnostic);
-        assertEquals("rc-pingpong: unrecognized option '--nope'",
-                assertThrows(UsageException.class, () -> rc("--nope=1")).diagnostic);
-        assertEquals("rc-pingpong: option '--events' doesn't allow an argument",
-                assertThrows(UsageException.class, () -> rc("--events=1")).diagnostic);
-        assertNull(assertThrows(UsageException.class, () -> rc("-m", "1000")).diagnostic); // not an IB MTU
-        assertNull(assertThrows(UsageException.class, () -> rc("-p", "70000")).diagnostic);
-        assertNull(assertThrows(UsageException.class, () -> rc("-i", "0")).diagnostic);
-        assertNull(assertThrows(UsageException.class, () -> rc("a", "b")).diagnostic);
-        assertEquals("ud-pingpong: invalid option -- 'm'", assertThrows(UsageException.class, () -> ud("-m", "1024")).diagnostic);
+    void badCommandLinesSayWhat() {
+        assertEquals("invalid option -- 'x'", rcError("-x"));
+        assertEquals("option requires an argument -- 'n'", rcError("-n"));
+        assertEquals("unrecognized option '--nope'", rcError("--nope=1"));
+        assertEquals("option '--events' doesn't allow an argument", rcError("--events=1"));
+        assertEquals("option -m: '1000' is not one of 256, 512, 1024, 2048, 4096", rcError("-m", "1000"));
+        assertEquals("option -p: 70000 is not between 0 and 65535", rcError("-p", "70000"));
+        assertEquals("option -i: 0 is not between 1 and 255", rcError("-i", "0"));
+        assertEquals("option -n: '12abc' is not a number", rcError("-n", "12abc"));
+        assertEquals("too many arguments: 'b'", rcError("a", "b"));
+        assertEquals("invalid option -- 'm'", assertThrows(UsageException.class,
+                () -> parse(QpType.UD, "-m", "1024")).getMessage(), "ud_pingpong has no -m");
     }
 
     @Test
-    void unsupportedRdmaCoreOptionsAreNamedAndExit1() throws Exception {
-        for (String opt : new String[] {"-o", "-O", "-P", "-t", "-j", "-N", "--odp", "--ts", "--dm", "--new_send"}) {
-            assertEquals(opt, rc(opt).unsupported);
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int rc = RcPingPong.run(new String[] {opt}, new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8));
-            assertEquals(1, rc);
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("is not supported by verbs4j"), err.toString());
-            assertEquals("", out.toString(StandardCharsets.UTF_8));
+    void unsupportedRdmaCoreOptionsAreNamed() {
+        for (String opt : new String[] {"-o", "-O", "-P", "-t", "-j", "-N", "--odp", "--iodp", "--prefetch", "--ts",
+                "--dm", "--new_send"}) {
+            assertTrue(rcError(opt).startsWith("option " + opt + " ("), opt);
+            ToolRun r = ToolRun.of(RcPingPong::run, opt);
+            assertEquals(2, r.exit(), opt);
+            assertTrue(r.err().contains("is not supported by verbs4j"), r.err());
+            assertEquals("", r.out());
         }
+        assertEquals("option -o (--odp, on-demand paging) is not supported by verbs4j", rcError("-o"));
+        assertEquals("option --new_send (-N, the ibv_wr_* send API) is not supported by verbs4j", rcError("--new"));
     }
 
     @Test
-    void usageGoesToStdoutAndExits1() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = UdPingPong.run(new String[] {"-h"}, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertEquals(1, rc);
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage:\n  ud-pingpong            start a server"));
-        assertEquals("ud-pingpong: invalid option -- 'h'\n", err.toString(StandardCharsets.UTF_8));
+    void helpGoesToStdoutAndExits0() {
+        ToolRun r = ToolRun.of(UdPingPong::run, "-h");
+        assertEquals(0, r.exit());
+        assertEquals("", r.err());
+        assertTrue(r.out().startsWith("Usage:\n  ud-pingpong [options]         start a server and wait for connection\n"
+                + "  ud-pingpong [options] HOST    connect to server at HOST\n\nOptions:\n"), r.out());
+        assertTrue(r.out().contains("  -s, --size=SIZE       size of message to exchange (default 1024)\n"), r.out());
+        assertFalse(r.out().contains("--mtu"), r.out());
+        ToolRun rc = ToolRun.of(RcPingPong::run, "--help");
+        assertEquals(0, rc.exit());
+        assertTrue(rc.out().contains("  -m, --mtu=MTU         path MTU (default 1024)\n"), rc.out());
+        assertTrue(rc.out().contains("\nThese are not supported by verbs4j:\n  -o, --odp       on-demand paging\n"), rc.out());
+    }
+
+    @Test
+    void aBadCommandLineGoesToStderrWithTheUsageAndExits2() {
+        ToolRun r = ToolRun.of(RcPingPong::run, "-s", "-1");
+        assertEquals(2, r.exit());
+        assertEquals("", r.out());
+        assertEquals("rc-pingpong: option -s: -1 is not between 0 and 4294967295\n"
+                + "Usage: rc-pingpong [options]\n       rc-pingpong [options] HOST\n"
+                + "Try 'rc-pingpong --help' for more information.\n", r.err());
     }
 }
