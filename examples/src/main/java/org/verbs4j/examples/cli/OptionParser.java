@@ -361,8 +361,18 @@ public final class OptionParser {
         shown.add(HELP);
         options(sb, shown);
         if (!refused.isEmpty()) {
+            // names only (the message says what one does when it is given): perftest has dozens
             sb.append("\nThese ").append(refusal.replaceFirst("^is ", "are ")).append(":\n");
-            options(sb, refused);
+            StringBuilder line = new StringBuilder(" ");
+            for (Option<?> o : refused) {
+                String item = " " + o.names().replace(" (", "/").replace(")", "");
+                if (line.length() + item.length() > 100) {
+                    sb.append(line).append('\n');
+                    line = new StringBuilder(" ");
+                }
+                line.append(item);
+            }
+            sb.append(line).append('\n');
         }
         for (String n : notes) {
             sb.append('\n').append(n).append(n.endsWith("\n") ? "" : "\n");

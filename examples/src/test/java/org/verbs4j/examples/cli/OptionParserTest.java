@@ -203,7 +203,7 @@ class OptionParserTest {
                 + "  -h, --help        print this help and exit\n"
                 + "\n"
                 + "These are not supported by verbs4j:\n"
-                + "  -b, --bidirectional  both ways at once\n", parser().help());
+                + "  -b/--bidirectional\n", parser().help());
         assertEquals("Usage: tool [options]\n       tool [options] HOST\n", parser().usageLines());
     }
 
