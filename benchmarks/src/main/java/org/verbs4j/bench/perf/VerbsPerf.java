@@ -116,7 +116,7 @@ public final class VerbsPerf {
              PerfSession session = new PerfSession(o, out, channel)) {
             PerfRunner[] runner = new PerfRunner[1];
             session.connect(() -> {
-                runner[0] = new PerfRunner(o, session, out, err);
+                runner[0] = new PerfRunner(o, session);
                 runner[0].topUpReceives((int) o.sizes()[0]);
             }, () -> {
                 for (String l : PerfFormat.header(session.headerValues(session.deviceName(),
@@ -126,7 +126,7 @@ public final class VerbsPerf {
                 out.flush();
             });
             try (PerfRunner r = runner[0]) {
-                r.run();
+                new PerfRun(o, channel, r, out, err).run();
             }
         }
     }
