@@ -21,14 +21,12 @@ final class PingPongOptions {
             "use IB device DEV").defaultText("first device found");
     static final Option<Integer> IB_PORT = Option.of('i', "ib-port", "PORT", Values.intIn(1, 255), 1,
             "use port PORT of IB device");
-    /** Bytes per message ({@code unsigned int} in C). */
     static final Option<Long> SIZE = Option.of('s', "size", "SIZE", Values.size(0, 0xffffffffL), 4096L,
             "size of message to exchange");
     static final Option<Mtu> MTU = Option.of('m', "mtu", "MTU", Values.choice(mtus()), Mtu.MTU_1024,
             "path MTU").defaultText("1024");
     static final Option<Integer> RX_DEPTH = Option.of('r', "rx-depth", "DEPTH", Values.intIn(1, Integer.MAX_VALUE - 1),
             500, "number of receives to post at a time");
-    /** Exchanges ({@code unsigned int} in C). */
     static final Option<Long> ITERS = Option.of('n', "iters", "ITERS", Values.longIn(0, 0xffffffffL), 1000L,
             "number of exchanges");
     static final Option<Integer> SL = Option.of('l', "sl", "SL", Values.intIn(0, 15), 0, "service level value");
@@ -37,18 +35,31 @@ final class PingPongOptions {
             "local port gid index").defaultText("none: no GRH");
     static final Option<Boolean> CHECK = Option.flag('c', "chk", "validate received buffer");
 
+    /** RC ({@code ibv_rc_pingpong}) or UD ({@code ibv_ud_pingpong}). */
     final QpType type;
+    /** The name in messages ({@code rc-pingpong}). */
     final String prog;
+    /** {@code -p}: the TCP port of the address exchange. */
     final int port;
+    /** {@code -d}: the device, or null for the first one. */
     final String deviceName;
+    /** {@code -i}: the device's port. */
     final int ibPort;
+    /** {@code -s}: bytes per message ({@code unsigned int} in C). */
     final long size;
+    /** {@code -m}: the path MTU (RC). */
     final Mtu mtu;
+    /** {@code -r}: receives posted at a time. */
     final int rxDepth;
+    /** {@code -n}: exchanges ({@code unsigned int} in C). */
     final long iters;
+    /** {@code -l}: the service level. */
     final int sl;
+    /** {@code -e}: sleep on completion events instead of polling. */
     final boolean events;
+    /** {@code -g}: the local GID index, or -1 for none (no GRH). */
     final int gidIndex;
+    /** {@code -c}: check the received data. */
     final boolean validate;
     /** The server to connect to (client role), or null (server role). */
     final String serverName;

@@ -73,9 +73,9 @@ public final class Rping {
         InetAddress source = null;
         try {
             // no -a: rping's sockaddr is AF_INET with a zero address (any, for the server)
-            address = o.address == null ? InetAddress.getByAddress(new byte[4]) : InetAddress.getByName(o.address);
-            if (o.sourceAddress != null) {
-                source = InetAddress.getByName(o.sourceAddress);
+            address = o.address() == null ? InetAddress.getByAddress(new byte[4]) : InetAddress.getByName(o.address());
+            if (o.sourceAddress() != null) {
+                source = InetAddress.getByName(o.sourceAddress());
             }
         } catch (UnknownHostException e) {
             out.println("getaddrinfo failed (Name or service not known) - invalid hostname or IP address");
@@ -84,7 +84,7 @@ public final class Rping {
         }
         Rping r = new Rping(o, out, err);
         try {
-            return o.server ? r.server(address) : r.client(address, source);
+            return o.server() ? r.server(address) : r.client(address, source);
         } catch (RpingFailure e) {
             err.println(e.getMessage());
             return EXIT_FAILURE;
@@ -98,7 +98,7 @@ public final class Rping {
     }
 
     private void debug(String line) {
-        if (o.debug) {
+        if (o.debug()) {
             out.println(line);
         }
     }
@@ -111,7 +111,7 @@ public final class Rping {
     // ---- client: rping_run_client ----
 
     private int client(InetAddress address, InetAddress source) {
-        String to = hostPort(address, o.port);
+        String to = hostPort(address, o.port());
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId id = cm.createId();
             debug("created cm_id " + id);
@@ -121,7 +121,7 @@ public final class Rping {
                     if (source != null) {
                         id.bind(new InetSocketAddress(source, 0));
                     }
-                    id.resolveAddress(new InetSocketAddress(address, o.port), RESOLVE_TIMEOUT);
+                    id.resolveAddress(new InetSocketAddress(address, o.port()), RESOLVE_TIMEOUT);
                     id.resolveRoute(RESOLVE_TIMEOUT);
                 } catch (CmException e) {
                     throw new RpingFailure(PROG + ": cannot resolve " + to + (source == null ? "" : " from "
@@ -191,11 +191,11 @@ public final class Rping {
             CmId listener = cm.createId();
             debug("created cm_id " + listener);
             try {
-                listener.bind(new InetSocketAddress(address, o.port));
+                listener.bind(new InetSocketAddress(address, o.port()));
                 debug("rdma_bind_addr successful");
                 debug("rdma_listen");
                 listener.listen(3);
-                if (o.persistent) {
+                if (o.persistent()) {
                     persistent(listener);
                 }
                 ConnectionRequest req = listener.awaitRequest(FOREVER);

@@ -121,14 +121,14 @@ final class RpingConnection implements AutoCloseable {
         this.server = server;
         this.out = out;
         this.err = err;
-        this.size = o.size;
+        this.size = o.size();
         this.side = server ? "server" : "client";
         this.pingData = new byte[size];
         this.rdmaData = new byte[size];
     }
 
     private void debug(String line) {
-        if (o.debug) {
+        if (o.debug()) {
             out.println(line);
         }
     }
@@ -218,7 +218,7 @@ final class RpingConnection implements AutoCloseable {
                     remoteRkey = RpingMessage.rkey(message, 0);
                     remoteAddr = RpingMessage.buf(message, 0);
                     remoteLen = RpingMessage.size(message, 0);
-                    if (o.debug) {
+                    if (o.debug()) {
                         debug(String.format(Locale.ROOT, "Received rkey %x addr %x len %d from peer", remoteRkey,
                                 remoteAddr, remoteLen));
                     }
@@ -320,7 +320,7 @@ final class RpingConnection implements AutoCloseable {
     /** {@code rping_format_send}: advertise {@code mr} (address, rkey, {@code -S} size) to the server. */
     private void advertise(MemoryRegion mr) {
         RpingMessage.encode(message, 0, mr.address(), mr.rkey(), size);
-        if (o.debug) {
+        if (o.debug()) {
             debug(String.format(Locale.ROOT, "RDMA addr %x rkey %x len %d", mr.address(), mr.rkey(), size));
         }
         sendMessage();
@@ -333,7 +333,7 @@ final class RpingConnection implements AutoCloseable {
      * ({@code -v}). Returns normally when done or, with {@code -C 0}, when the server disconnected.
      */
     void runClient() {
-        final int count = o.count;
+        final int count = o.count();
         stats.loopStarts();
         stats.firstPingAt(System.nanoTime());
         try {
@@ -345,16 +345,16 @@ final class RpingConnection implements AutoCloseable {
                 await(AWAIT_MESSAGE); // the server READ the start buffer
                 advertise(rdmaMr);
                 await(AWAIT_MESSAGE); // the server WROTE it back into the RDMA buffer
-                if (o.validate || o.verbose) {
+                if (o.validate() || o.verbose()) {
                     rdmaMr.getBytes(0, rdmaData, 0, size);
                 }
-                if (o.validate && !Arrays.equals(pingData, 0, size, rdmaData, 0, size)) {
+                if (o.validate() && !Arrays.equals(pingData, 0, size, rdmaData, 0, size)) {
                     int at = Arrays.mismatch(pingData, 0, size, rdmaData, 0, size);
                     throw new RpingFailure("data mismatch!\nrping: ping " + ping + ": byte " + at + " is 0x"
                             + Integer.toHexString(rdmaData[at] & 0xff) + ", the client sent 0x"
                             + Integer.toHexString(pingData[at] & 0xff));
                 }
-                if (o.verbose) {
+                if (o.verbose()) {
                     out.println("ping data: " + RpingMessage.cString(rdmaData, 0, size));
                 }
                 stats.record(t0);
@@ -406,7 +406,7 @@ final class RpingConnection implements AutoCloseable {
                 await(AWAIT_READ);
                 debug("server received read complete");
                 rdmaMr.getBytes(0, rdmaData, 0, size);
-                if (o.validate) {
+                if (o.validate()) {
                     int at = RpingMessage.firstDifference(rdmaData, pingData, len, pings);
                     if (at >= 0) {
                         throw new RpingFailure("rping: server: ping " + pings + ": the data READ from the client is "
@@ -414,7 +414,7 @@ final class RpingConnection implements AutoCloseable {
                                 + ", expected 0x" + Integer.toHexString(pingData[at] & 0xff));
                     }
                 }
-                if (o.verbose) {
+                if (o.verbose()) {
                     out.println("server ping data: " + RpingMessage.cString(rdmaData, 0, size));
                 }
                 Arrays.fill(message, (byte) 0); // the go-ahead: C sends its never-written send_buf, all zeros
@@ -432,7 +432,7 @@ final class RpingConnection implements AutoCloseable {
                 }
                 rdmaWr.at(0).wrId(WRITE_WRID).opcode(Opcode.RDMA_WRITE).sge(rdmaMr.address(), writeLen, rdmaMr.lkey())
                         .rdma(remoteAddr, remoteRkey);
-                if (o.debug) {
+                if (o.debug()) {
                     debug(String.format(Locale.ROOT, "rdma write from lkey %x laddr %x len %d", rdmaMr.lkey(),
                             rdmaMr.address(), writeLen));
                 }
@@ -462,7 +462,7 @@ final class RpingConnection implements AutoCloseable {
      */
     String summary() {
         return stats.summary(side, server ? remoteLen : size,
-                !o.validate ? null : server ? "all of it rping's ping data" : "data validated");
+                !o.validate() ? null : server ? "all of it rping's ping data" : "data validated");
     }
 
     /** {@code verbs4j: the rping loop allocated N bytes}, or null when not measured. */

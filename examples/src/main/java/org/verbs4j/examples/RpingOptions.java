@@ -10,8 +10,20 @@ import org.verbs4j.examples.cli.Values;
  * The command line of rdma-core's {@code rping} (librdmacm/examples/rping.c, rdma-core 44): its short
  * options, with the same letters, defaults and size range, plus long names, read by the examples'
  * {@link OptionParser}. rping's {@code -q} (a QP it creates and moves itself) is refused by name.
+ *
+ * @param server {@code -s} (true) or {@code -c} (false)
+ * @param address {@code -a}: the server's bind address or the client's destination, as given; null: none
+ * @param sourceAddress {@code -I}: the client's source address, as given; null: none
+ * @param port {@code -p}
+ * @param count {@code -C}: pings for the client; 0 = forever (the server serves until the client disconnects)
+ * @param size {@code -S}: bytes of ping data
+ * @param verbose {@code -v}
+ * @param validate {@code -V}
+ * @param debug {@code -d}
+ * @param persistent {@code -P}
  */
-final class RpingOptions {
+record RpingOptions(boolean server, String address, String sourceAddress, int port, int count, int size,
+        boolean verbose, boolean validate, boolean debug, boolean persistent) {
     /** {@code htobe16(7174)}. */
     static final int DEFAULT_PORT = 7174;
     static final int DEFAULT_SIZE = 64;
@@ -51,39 +63,13 @@ final class RpingOptions {
             // API has no rdma_init_qp_attr; without -q rdma_cm creates the QP, and the protocol on the wire is the same
             .add(Option.unsupported('q', null, "a self-created, self-modified QP"));
 
-    /** {@code -s} (true) or {@code -c} (false); the last one given wins, as in C. */
-    final boolean server;
-    /** {@code -a}: the server's bind address or the client's destination, as given; null: none. */
-    final String address;
-    /** {@code -I}: the client's source address, as given; null: none. */
-    final String sourceAddress;
-    final int port;
-    /** {@code -C}: pings for the client; 0 = forever. The server serves until the client disconnects. */
-    final int count;
-    final int size;
-    final boolean verbose;
-    final boolean validate;
-    final boolean debug;
-    final boolean persistent;
-
-    private RpingOptions(CommandLine c) throws UsageException {
+    /** The settings of a parsed command line. */
+    static RpingOptions of(CommandLine c) throws UsageException {
         if (!c.given(SERVER) && !c.given(CLIENT)) {
             throw new UsageException("-s (server) or -c (client) is needed");
         }
-        server = c.position(SERVER) > c.position(CLIENT);
-        address = c.get(ADDRESS);
-        sourceAddress = c.get(SOURCE);
-        port = c.get(PORT);
-        count = c.get(COUNT);
-        size = c.get(SIZE);
-        verbose = c.get(VERBOSE);
-        validate = c.get(VALIDATE);
-        debug = c.get(DEBUG);
-        persistent = c.get(PERSISTENT);
-    }
-
-    /** The settings of a parsed command line. */
-    static RpingOptions of(CommandLine c) throws UsageException {
-        return new RpingOptions(c);
+        // the last of -s and -c wins, as in C
+        return new RpingOptions(c.position(SERVER) > c.position(CLIENT), c.get(ADDRESS), c.get(SOURCE), c.get(PORT),
+                c.get(COUNT), c.get(SIZE), c.get(VERBOSE), c.get(VALIDATE), c.get(DEBUG), c.get(PERSISTENT));
     }
 }

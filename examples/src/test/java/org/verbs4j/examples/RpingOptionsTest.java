@@ -23,58 +23,58 @@ class RpingOptionsTest {
     @Test
     void defaultsAreRpings() throws Exception {
         RpingOptions o = parse("-s");
-        assertTrue(o.server);
-        assertNull(o.address);
-        assertNull(o.sourceAddress);
-        assertEquals(7174, o.port);
-        assertEquals(64, o.size);
-        assertEquals(0, o.count, "count 0: the client pings forever");
-        assertFalse(o.verbose);
-        assertFalse(o.validate);
-        assertFalse(o.debug);
-        assertFalse(o.persistent);
+        assertTrue(o.server());
+        assertNull(o.address());
+        assertNull(o.sourceAddress());
+        assertEquals(7174, o.port());
+        assertEquals(64, o.size());
+        assertEquals(0, o.count(), "count 0: the client pings forever");
+        assertFalse(o.verbose());
+        assertFalse(o.validate());
+        assertFalse(o.debug());
+        assertFalse(o.persistent());
     }
 
     @Test
     void everyOptionSeparateAttachedAndClustered() throws Exception {
         RpingOptions o = parse("-c", "-a", "10.77.0.1", "-p7300", "-C", "250", "-S1000", "-vVd", "-I", "10.77.0.2");
-        assertFalse(o.server);
-        assertEquals("10.77.0.1", o.address);
-        assertEquals("10.77.0.2", o.sourceAddress);
-        assertEquals(7300, o.port);
-        assertEquals(250, o.count);
-        assertEquals(1000, o.size);
-        assertTrue(o.verbose);
-        assertTrue(o.validate);
-        assertTrue(o.debug);
+        assertFalse(o.server());
+        assertEquals("10.77.0.1", o.address());
+        assertEquals("10.77.0.2", o.sourceAddress());
+        assertEquals(7300, o.port());
+        assertEquals(250, o.count());
+        assertEquals(1000, o.size());
+        assertTrue(o.verbose());
+        assertTrue(o.validate());
+        assertTrue(o.debug());
 
         RpingOptions p = parse("-sPva10.77.1.1");
-        assertTrue(p.server);
-        assertTrue(p.persistent);
-        assertTrue(p.verbose);
-        assertEquals("10.77.1.1", p.address, "an option's argument may follow letters in the same word");
+        assertTrue(p.server());
+        assertTrue(p.persistent());
+        assertTrue(p.verbose());
+        assertEquals("10.77.1.1", p.address(), "an option's argument may follow letters in the same word");
 
         RpingOptions l = parse("--client", "--addr=h", "--size", "100", "--count=3", "--verbose", "--validate", "--debug");
-        assertFalse(l.server);
-        assertEquals("h", l.address);
-        assertEquals(100, l.size);
-        assertEquals(3, l.count);
-        assertTrue(l.verbose && l.validate && l.debug);
+        assertFalse(l.server());
+        assertEquals("h", l.address());
+        assertEquals(100, l.size());
+        assertEquals(3, l.count());
+        assertTrue(l.verbose() && l.validate() && l.debug());
     }
 
     @Test
     void theLastOfSAndCWins() throws Exception {
-        assertFalse(parse("-s", "-c").server);
-        assertTrue(parse("-c", "-s").server);
-        assertTrue(parse("-cs").server);
+        assertFalse(parse("-s", "-c").server());
+        assertTrue(parse("-c", "-s").server());
+        assertTrue(parse("-cs").server());
         assertEquals("-s (server) or -c (client) is needed", error("-v"));
         assertEquals("-s (server) or -c (client) is needed", error());
     }
 
     @Test
     void sizeRangeIsRpings() throws Exception {
-        assertEquals(23, parse("-c", "-S", "23").size);
-        assertEquals(65535, parse("-c", "-S", "65535").size);
+        assertEquals(23, parse("-c", "-S", "23").size());
+        assertEquals(65535, parse("-c", "-S", "65535").size());
         assertEquals("option -S: 22 is not between 23 and 65535", error("-c", "-S", "22"));
         assertEquals("option -S: 65536 is not between 23 and 65535", error("-c", "-S", "64K"));
     }
