@@ -10,30 +10,36 @@ import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.Rdma;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
+import org.verbs4j.examples.cli.CommandLine;
+import org.verbs4j.examples.cli.Option;
+import org.verbs4j.examples.cli.OptionParser;
+import org.verbs4j.examples.cli.Values;
 
 /**
  * Lists the RDMA devices with their attributes, ports and GID tables, in the layout of
- * {@code ibv_devinfo -v}. Usage: {@code examples/bin/devices [-d DEVICE] [-i PORT] [-v]}.
+ * {@code ibv_devinfo -v} (same option letters). Usage: {@code examples/bin/devices [-d DEVICE] [-i PORT] [-v]}.
  */
 public final class Devices {
+    static final Option<String> DEVICE = Option.of('d', "ib-dev", "DEVICE", Values.string(), null,
+            "show only device DEVICE").defaultText("every device");
+    static final Option<Integer> PORT = Option.of('i', "ib-port", "PORT", Values.intIn(1, 255), null,
+            "show only port PORT").defaultText("every port");
+    static final Option<Boolean> VERBOSE = Option.flag('v', "verbose",
+            "print all the attributes and the GID table");
+    static final OptionParser PARSER = new OptionParser("devices").synopsis("[options]", null)
+            .add(DEVICE, PORT, VERBOSE);
+
     private Devices() {
     }
 
     public static void main(String[] args) {
-        String only = null;
-        int onlyPort = 0;
-        boolean verbose = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "-d": only = args[++i]; break;
-                case "-i": onlyPort = Integer.parseInt(args[++i]); break;
-                case "-v": verbose = true; break;
-                case "-h":
-                default:
-                    System.err.println("usage: devices [-d DEVICE] [-i PORT] [-v]");
-                    System.exit(args[i].equals("-h") ? 0 : 2);
-            }
-        }
+        System.exit(PARSER.launch(args, System.out, System.err, c -> c, Devices::list));
+    }
+
+    private static int list(CommandLine c) {
+        String only = c.get(DEVICE);
+        int onlyPort = c.given(PORT) ? c.get(PORT) : 0;
+        boolean verbose = c.get(VERBOSE);
         List<RdmaDevice> devices = new ArrayList<>();
         if (only != null) {
             devices.add(Rdma.device(only));
@@ -43,13 +49,14 @@ public final class Devices {
         if (devices.isEmpty()) {
             System.out.println("No RDMA devices found (verbs4j backend: "
                     + (Rdma.backendName() == null ? "none available" : Rdma.backendName()) + ")");
-            return;
+            return 0;
         }
         for (RdmaDevice d : devices) {
             try (DeviceContext ctx = d.open()) {
                 print(ctx, onlyPort, verbose);
             }
         }
+        return 0;
     }
 
     static void print(DeviceContext ctx, int onlyPort, boolean verbose) {

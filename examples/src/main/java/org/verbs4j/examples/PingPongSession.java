@@ -1,13 +1,8 @@
 package org.verbs4j.examples;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
+
 import java.util.concurrent.TimeUnit;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.CompletionChannel;
@@ -55,10 +50,6 @@ import org.verbs4j.api.WorkCompletions;
 abstract class PingPongSession {
     static final int RECV_WRID = 1;
     static final int SEND_WRID = 2;
-    /** {@code -c}: what the client writes at the start of every page ({@code i / page_size % sizeof(char)}). */
-    static final byte PATTERN_BYTE = 0;
-    /** What the C tools fill their buffer with before anything arrives ({@code memset(buf, 0x7b, ...)}). */
-    static final byte FILL_BYTE = 0x7b;
     /**
      * System property: print the bytes the ping-pong loop allocated on the Java heap to stderr
      * ({@code verbs4j: the ping-pong loop allocated N bytes}). Run with {@code -XX:TieredStopAtLevel=1} for an
@@ -140,50 +131,22 @@ abstract class PingPongSession {
     // ---- main ----
 
     /**
-     * The shared {@code main}: parses {@code args} as the C tool does (usage on stdout and exit 1 for a bad
-     * command line), refuses the rdma-core options verbs4j does not support, then runs the session.
+     * The shared {@code main}: parses {@code args} with the tool's {@link PingPongOptions#parser} (usage on
+     * stdout and exit 0 for {@code -h}; a bad command line on stderr, exit 2), then runs the session.
      */
-    static int launch(PingPongOptions.Tool tool, String[] args, PrintStream out, PrintStream err,
+    static int launch(QpType type, String[] args, PrintStream out, PrintStream err,
             java.util.function.Function<PingPongOptions, PingPongSession> session) {
-        String prog = System.getProperty("verbs4j.prog", tool.defaultName);
-        PingPongOptions o;
-        try {
-            o = PingPongOptions.parse(tool, prog, args);
-        } catch (PingPongOptions.UsageException e) {
-            if (e.diagnostic != null) {
-                err.println(e.diagnostic);
+        String prog = System.getProperty("verbs4j.prog", type == QpType.UD ? "ud-pingpong" : "rc-pingpong");
+        return PingPongOptions.parser(type, prog).launch(args, out, err, c -> PingPongOptions.of(type, prog, c), o -> {
+            try {
+                return session.apply(o).runSession();
+            } catch (PingPongFailure e) {
+                err.println(e.getMessage());
                 err.flush();
+                return 1;
             }
-            PingPongOptions.printUsage(tool, prog, out);
-            return 1;
-        }
-        if (o.unsupported != null) {
-            err.println(prog + ": option " + o.unsupported + " (" + unsupportedText(o.unsupported)
-                    + ") is not supported by verbs4j");
-            err.flush();
-            return 1;
-        }
-        try {
-            return session.apply(o).runSession();
-        } catch (PingPongFailure e) {
-            err.println(e.getMessage());
-            err.flush();
-            return 1;
-        }
+        });
     }
-
-    private static String unsupportedText(String option) {
-        switch (option.startsWith("--") ? option.substring(2) : option.substring(1)) {
-            case "o": case "odp": return "--odp, on-demand paging";
-            case "O": case "iodp": return "--iodp, implicit on-demand paging";
-            case "P": case "prefetch": return "--prefetch, ODP prefetch";
-            case "t": case "ts": return "--ts, completion timestamps";
-            case "j": case "dm": return "--dm, device memory";
-            case "N": case "new_send": return "--new_send, the ibv_wr_* send API";
-            default: return "rdma-core 44 option";
-        }
-    }
-
 
     /** Runs the tool; returns the exit status (0 success, 1 failure, as the C tools). */
     final int runSession() {
@@ -210,8 +173,8 @@ abstract class PingPongSession {
         if (device.transportType() == TransportType.IWARP) {
             throw new PingPongFailure(o.prog + ": " + device.name() + " is an iWARP device. iWARP queue pairs can "
                     + "only be connected through rdma_cm (the RDMA connection manager), not by hand with a TCP "
-                    + "exchange of LID/QPN/PSN/GID as " + (o.tool == PingPongOptions.Tool.RC ? "ibv_rc_pingpong" : "ibv_ud_pingpong")
-                    + " does" + (o.tool == PingPongOptions.Tool.UD ? ", and iWARP has no UD queue pairs at all" : "")
+                    + "exchange of LID/QPN/PSN/GID as " + (o.type == QpType.RC ? "ibv_rc_pingpong" : "ibv_ud_pingpong")
+                    + " does" + (o.type == QpType.UD ? ", and iWARP has no UD queue pairs at all" : "")
                     + ". Use an rdma_cm based tool on this device (rping, or perftest with -R).");
         }
         try {
@@ -322,7 +285,7 @@ abstract class PingPongSession {
         pd = step("Couldn't allocate PD", () -> ctx.allocProtectionDomain());
         // page aligned as memalign(page_size, ...) gives it; at least one byte for -s 0
         mr = step("Couldn't register MR", () -> pd.allocateMemory(Math.max(1, bufferLength()), Access.LOCAL_WRITE));
-        mr.fill(0, mr.length(), FILL_BYTE);
+        mr.fill(0, mr.length(), PingPongCheck.FILL_BYTE);
         cq = step("Couldn't create CQ", () -> ctx.createCompletionQueue(o.rxDepth + 1, channel, 0));
         qp = step("Couldn't create QP", () -> pd.createQueuePair(new QpInitAttributes(qpType(), cq, cq)
                 .maxSendWr(1).maxRecvWr(o.rxDepth).maxSendSge(1).maxRecvSge(1)));
@@ -456,43 +419,14 @@ abstract class PingPongSession {
         return true;
     }
 
-    /** {@code -c} on the client: the byte at every page start becomes {@link #PATTERN_BYTE}. */
+    /** {@code -c} on the client: the byte at every page start becomes the pattern. */
     private void writePattern() {
-        int page = pageSize();
-        for (int i = 0; i < size; i += page) {
-            mr.putBytes(messageOffset() + (long) i, new byte[] {PATTERN_BYTE});
-        }
+        PingPongCheck.writePattern(mr, messageOffset(), size);
     }
 
-    /**
-     * {@code -c} on the server, after the loop: the C check (the byte at every page start must be the
-     * client's pattern, else "invalid data in page N" on stdout), then verbs4j's own check of every other
-     * byte of the message, which must still be the {@code 0x7b} fill both the C and the Java client send.
-     */
+    /** {@code -c} on the server, after the loop; false (after saying where) when the data is wrong. */
     private boolean validate() {
-        int page = pageSize();
-        byte[] data = mr.getBytes(messageOffset(), size);
-        boolean ok = true;
-        for (int i = 0; i < size; i += page) {
-            if (data[i] != PATTERN_BYTE) {
-                out.println("invalid data in page " + i / page);
-                ok = false;
-            }
-        }
-        int bad = 0;
-        for (int i = 0; i < size; i++) {
-            byte expected = i % page == 0 ? PATTERN_BYTE : FILL_BYTE;
-            if (data[i] != expected && i % page != 0) {
-                if (bad++ < 5) {
-                    err.printf("verbs4j: -c: byte %d is 0x%02x, expected 0x%02x%n", i, data[i] & 0xff, expected & 0xff);
-                }
-                ok = false;
-            }
-        }
-        if (bad > 5) {
-            err.println("verbs4j: -c: " + bad + " bytes differ");
-        }
-        return ok;
+        return PingPongCheck.validate(mr, messageOffset(), size, out, err);
     }
 
     /** {@code pp_close_ctx}: each failure is the C tool's message and exit 1. */
@@ -551,25 +485,5 @@ abstract class PingPongSession {
                 // best effort
             }
         }
-    }
-
-    /** {@code sysconf(_SC_PAGESIZE)}, from the ELF auxiliary vector (AT_PAGESZ); 4096 when unreadable. */
-    static int pageSize() {
-        try (InputStream in = Files.newInputStream(Path.of("/proc/self/auxv"))) {
-            ByteBuffer b = ByteBuffer.wrap(in.readAllBytes()).order(ByteOrder.nativeOrder());
-            while (b.remaining() >= 16) {
-                long type = b.getLong();
-                long value = b.getLong();
-                if (type == 6) { // AT_PAGESZ
-                    return (int) value;
-                }
-                if (type == 0) {
-                    break;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // fall through
-        }
-        return 4096;
     }
 }

@@ -39,7 +39,7 @@ public final class RcPingPong extends PingPongSession {
 
     /** Runs the tool with {@code args}; returns its exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        return launch(PingPongOptions.Tool.RC, args, out, err, o -> new RcPingPong(o, out, err));
+        return launch(QpType.RC, args, out, err, o -> new RcPingPong(o, out, err));
     }
 
     @Override

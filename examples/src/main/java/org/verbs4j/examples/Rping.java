@@ -33,8 +33,8 @@ import org.verbs4j.api.cm.ConnectionRequest;
  * own thread, forever).
  *
  * <p>Output: stdout is the C tool's ({@code -v} and {@code -d} lines only); at the end each side prints
- * what it measured on stderr ({@link RpingConnection#summary()}). Exit status as the C tool's: 0, 22
- * ({@code EINVAL}) for a bad command line, 255 for a failure (C's {@code return -1}).
+ * what it measured on stderr ({@link RpingConnection#summary()}). Exit status: 0, 255 for a failure (C's
+ * {@code return -1}), as the C tool's; 2 for a bad command line (rping: 22, {@code EINVAL}), as every example.
  */
 public final class Rping {
     static final String PROG = "rping";
@@ -65,25 +65,17 @@ public final class Rping {
 
     /** Runs the tool with {@code args}; returns its exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        RpingOptions o;
-        try {
-            o = RpingOptions.parse(args);
-        } catch (RpingOptions.UsageException e) {
-            if (e.message == null) {
-                RpingOptions.printUsage(PROG, out);
-            } else {
-                err.println(e.message);
-                err.flush();
-            }
-            return e.exitStatus;
-        }
+        return RpingOptions.PARSER.launch(args, out, err, RpingOptions::of, o -> run(o, out, err));
+    }
+
+    private static int run(RpingOptions o, PrintStream out, PrintStream err) {
         InetAddress address;
         InetAddress source = null;
         try {
             // no -a: rping's sockaddr is AF_INET with a zero address (any, for the server)
-            address = o.address == null ? InetAddress.getByAddress(new byte[4]) : InetAddress.getByName(o.address);
-            if (o.sourceAddress != null) {
-                source = InetAddress.getByName(o.sourceAddress);
+            address = o.address() == null ? InetAddress.getByAddress(new byte[4]) : InetAddress.getByName(o.address());
+            if (o.sourceAddress() != null) {
+                source = InetAddress.getByName(o.sourceAddress());
             }
         } catch (UnknownHostException e) {
             out.println("getaddrinfo failed (Name or service not known) - invalid hostname or IP address");
@@ -92,7 +84,7 @@ public final class Rping {
         }
         Rping r = new Rping(o, out, err);
         try {
-            return o.server ? r.server(address) : r.client(address, source);
+            return o.server() ? r.server(address) : r.client(address, source);
         } catch (RpingFailure e) {
             err.println(e.getMessage());
             return EXIT_FAILURE;
@@ -106,7 +98,7 @@ public final class Rping {
     }
 
     private void debug(String line) {
-        if (o.debug) {
+        if (o.debug()) {
             out.println(line);
         }
     }
@@ -119,7 +111,7 @@ public final class Rping {
     // ---- client: rping_run_client ----
 
     private int client(InetAddress address, InetAddress source) {
-        String to = hostPort(address, o.port);
+        String to = hostPort(address, o.port());
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId id = cm.createId();
             debug("created cm_id " + id);
@@ -129,7 +121,7 @@ public final class Rping {
                     if (source != null) {
                         id.bind(new InetSocketAddress(source, 0));
                     }
-                    id.resolveAddress(new InetSocketAddress(address, o.port), RESOLVE_TIMEOUT);
+                    id.resolveAddress(new InetSocketAddress(address, o.port()), RESOLVE_TIMEOUT);
                     id.resolveRoute(RESOLVE_TIMEOUT);
                 } catch (CmException e) {
                     throw new RpingFailure(PROG + ": cannot resolve " + to + (source == null ? "" : " from "
@@ -199,11 +191,11 @@ public final class Rping {
             CmId listener = cm.createId();
             debug("created cm_id " + listener);
             try {
-                listener.bind(new InetSocketAddress(address, o.port));
+                listener.bind(new InetSocketAddress(address, o.port()));
                 debug("rdma_bind_addr successful");
                 debug("rdma_listen");
                 listener.listen(3);
-                if (o.persistent) {
+                if (o.persistent()) {
                     persistent(listener);
                 }
                 ConnectionRequest req = listener.awaitRequest(FOREVER);

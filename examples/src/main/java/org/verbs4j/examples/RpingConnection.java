@@ -1,7 +1,6 @@
 package org.verbs4j.examples;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -113,13 +112,7 @@ final class RpingConnection implements AutoCloseable {
     private int remoteRkey;
     private long remoteLen;
 
-    // what was measured
-    private long pings;
-    private long firstNanos;
-    private long lastNanos;
-    private long minNanos = Long.MAX_VALUE;
-    private long maxNanos;
-    private long allocated = -1;
+    private final RpingStats stats = new RpingStats();
     private final long corruptPing = Long.getLong(CORRUPT_PING, -1);
 
     RpingConnection(RpingOptions o, CmId id, boolean server, PrintStream out, PrintStream err) {
@@ -128,14 +121,14 @@ final class RpingConnection implements AutoCloseable {
         this.server = server;
         this.out = out;
         this.err = err;
-        this.size = o.size;
+        this.size = o.size();
         this.side = server ? "server" : "client";
         this.pingData = new byte[size];
         this.rdmaData = new byte[size];
     }
 
     private void debug(String line) {
-        if (o.debug) {
+        if (o.debug()) {
             out.println(line);
         }
     }
@@ -225,7 +218,7 @@ final class RpingConnection implements AutoCloseable {
                     remoteRkey = RpingMessage.rkey(message, 0);
                     remoteAddr = RpingMessage.buf(message, 0);
                     remoteLen = RpingMessage.size(message, 0);
-                    if (o.debug) {
+                    if (o.debug()) {
                         debug(String.format(Locale.ROOT, "Received rkey %x addr %x len %d from peer", remoteRkey,
                                 remoteAddr, remoteLen));
                     }
@@ -251,17 +244,11 @@ final class RpingConnection implements AutoCloseable {
         }
     }
 
+    /** What each wr_id is, for a failed completion's message. */
+    private static final String[] WHAT = {null, "receive", "send", "RDMA read", "RDMA write"};
+
     private static String what(long wrId) {
-        if (wrId == RECV_WRID) {
-            return "receive";
-        } else if (wrId == SEND_WRID) {
-            return "send";
-        } else if (wrId == READ_WRID) {
-            return "RDMA read";
-        } else if (wrId == WRITE_WRID) {
-            return "RDMA write";
-        }
-        return "wr_id " + wrId;
+        return wrId >= RECV_WRID && wrId <= WRITE_WRID ? WHAT[(int) wrId] : "wr_id " + wrId;
     }
 
     private static final int AWAIT_MESSAGE = 0;
@@ -333,7 +320,7 @@ final class RpingConnection implements AutoCloseable {
     /** {@code rping_format_send}: advertise {@code mr} (address, rkey, {@code -S} size) to the server. */
     private void advertise(MemoryRegion mr) {
         RpingMessage.encode(message, 0, mr.address(), mr.rkey(), size);
-        if (o.debug) {
+        if (o.debug()) {
             debug(String.format(Locale.ROOT, "RDMA addr %x rkey %x len %d", mr.address(), mr.rkey(), size));
         }
         sendMessage();
@@ -346,10 +333,9 @@ final class RpingConnection implements AutoCloseable {
      * ({@code -v}). Returns normally when done or, with {@code -C 0}, when the server disconnected.
      */
     void runClient() {
-        final int count = o.count;
-        com.sun.management.ThreadMXBean threads = measureAllocation();
-        long allocatedBefore = threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
-        firstNanos = System.nanoTime();
+        final int count = o.count();
+        stats.loopStarts();
+        stats.firstPingAt(System.nanoTime());
         try {
             for (long ping = 0; count == 0 || ping < count; ping++) {
                 long t0 = System.nanoTime();
@@ -359,28 +345,26 @@ final class RpingConnection implements AutoCloseable {
                 await(AWAIT_MESSAGE); // the server READ the start buffer
                 advertise(rdmaMr);
                 await(AWAIT_MESSAGE); // the server WROTE it back into the RDMA buffer
-                if (o.validate || o.verbose) {
+                if (o.validate() || o.verbose()) {
                     rdmaMr.getBytes(0, rdmaData, 0, size);
                 }
-                if (o.validate && !Arrays.equals(pingData, 0, size, rdmaData, 0, size)) {
+                if (o.validate() && !Arrays.equals(pingData, 0, size, rdmaData, 0, size)) {
                     int at = Arrays.mismatch(pingData, 0, size, rdmaData, 0, size);
                     throw new RpingFailure("data mismatch!\nrping: ping " + ping + ": byte " + at + " is 0x"
                             + Integer.toHexString(rdmaData[at] & 0xff) + ", the client sent 0x"
                             + Integer.toHexString(pingData[at] & 0xff));
                 }
-                if (o.verbose) {
+                if (o.verbose()) {
                     out.println("ping data: " + RpingMessage.cString(rdmaData, 0, size));
                 }
-                record(t0);
+                stats.record(t0);
             }
         } catch (Disconnected d) {
             if (count != 0) {
-                throw new RpingFailure("rping: the server disconnected after " + pings + " of " + count + " pings");
+                throw new RpingFailure("rping: the server disconnected after " + stats.pings() + " of " + count + " pings");
             }
         } finally {
-            if (threads != null) {
-                allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
-            }
+            stats.loopEnded();
         }
         // the last go-ahead may arrive before our SEND's completion: leave nothing in flight
         try {
@@ -400,14 +384,14 @@ final class RpingConnection implements AutoCloseable {
      * check).
      */
     void runServer() {
-        com.sun.management.ThreadMXBean threads = measureAllocation();
-        long allocatedBefore = threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
+        stats.loopStarts();
         try {
             while (true) {
                 await(AWAIT_MESSAGE);
                 long t0 = System.nanoTime();
+                long pings = stats.pings();
                 if (pings == 0) {
-                    firstNanos = t0;
+                    stats.firstPingAt(t0);
                 }
                 debug("server received sink adv");
                 if (remoteLen > size) {
@@ -422,7 +406,7 @@ final class RpingConnection implements AutoCloseable {
                 await(AWAIT_READ);
                 debug("server received read complete");
                 rdmaMr.getBytes(0, rdmaData, 0, size);
-                if (o.validate) {
+                if (o.validate()) {
                     int at = RpingMessage.firstDifference(rdmaData, pingData, len, pings);
                     if (at >= 0) {
                         throw new RpingFailure("rping: server: ping " + pings + ": the data READ from the client is "
@@ -430,7 +414,7 @@ final class RpingConnection implements AutoCloseable {
                                 + ", expected 0x" + Integer.toHexString(pingData[at] & 0xff));
                     }
                 }
-                if (o.verbose) {
+                if (o.verbose()) {
                     out.println("server ping data: " + RpingMessage.cString(rdmaData, 0, size));
                 }
                 Arrays.fill(message, (byte) 0); // the go-ahead: C sends its never-written send_buf, all zeros
@@ -448,7 +432,7 @@ final class RpingConnection implements AutoCloseable {
                 }
                 rdmaWr.at(0).wrId(WRITE_WRID).opcode(Opcode.RDMA_WRITE).sge(rdmaMr.address(), writeLen, rdmaMr.lkey())
                         .rdma(remoteAddr, remoteRkey);
-                if (o.debug) {
+                if (o.debug()) {
                     debug(String.format(Locale.ROOT, "rdma write from lkey %x laddr %x len %d", rdmaMr.lkey(),
                             rdmaMr.address(), writeLen));
                 }
@@ -458,62 +442,32 @@ final class RpingConnection implements AutoCloseable {
                 Arrays.fill(message, (byte) 0);
                 sendMessage();
                 debug("server posted go ahead");
-                record(t0);
+                stats.record(t0);
             }
         } catch (Disconnected d) {
             // the client is done: the normal end
         } finally {
-            if (threads != null) {
-                allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
-            }
+            stats.loopEnded();
         }
-    }
-
-    private void record(long t0) {
-        long now = System.nanoTime();
-        long t = now - t0;
-        if (t < minNanos) {
-            minNanos = t;
-        }
-        if (t > maxNanos) {
-            maxNanos = t;
-        }
-        lastNanos = now;
-        pings++;
-    }
-
-    private static com.sun.management.ThreadMXBean measureAllocation() {
-        return Boolean.getBoolean(MEASURE_ALLOCATION)
-                ? (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean() : null;
     }
 
     long pings() {
-        return pings;
+        return stats.pings();
     }
 
     /**
-     * What was measured, one line for stderr, e.g. {@code rping: client: 200 pings of 1000 bytes in 1.234 s,
-     * 6170.2 us per ping (min 4012.3, max 9000.1), data validated}. A client ping is a whole exchange: two
-     * SENDs, the server's RDMA READ and WRITE, and its two go-aheads; the server's is the same from its first
-     * receive to its last send.
+     * What was measured, one line for stderr ({@link RpingStats#summary}). A client ping is a whole exchange:
+     * two SENDs, the server's RDMA READ and WRITE, and its two go-aheads; the server's is the same from its
+     * first receive to its last send.
      */
     String summary() {
-        StringBuilder sb = new StringBuilder("rping: ").append(side).append(": ").append(pings).append(pings == 1 ? " ping" : " pings");
-        if (pings > 0) {
-            double total = (lastNanos - firstNanos) / 1e9;
-            sb.append(String.format(Locale.ROOT, " of %d bytes in %.3f s, %.1f us per ping (min %.1f, max %.1f)",
-                    server ? remoteLen : size, total, (lastNanos - firstNanos) / 1e3 / pings, minNanos / 1e3,
-                    maxNanos / 1e3));
-            if (o.validate) {
-                sb.append(server ? ", all of it rping's ping data" : ", data validated");
-            }
-        }
-        return sb.toString();
+        return stats.summary(side, server ? remoteLen : size,
+                !o.validate() ? null : server ? "all of it rping's ping data" : "data validated");
     }
 
     /** {@code verbs4j: the rping loop allocated N bytes}, or null when not measured. */
     String allocationLine() {
-        return allocated < 0 ? null : "verbs4j: the rping loop allocated " + allocated + " bytes";
+        return stats.allocationLine();
     }
 
     /** Destroys the QP (through the id's close, by the caller) and here the MRs, CQ, channel, PD. */

@@ -43,7 +43,7 @@ public final class UdPingPong extends PingPongSession {
 
     /** Runs the tool with {@code args}; returns its exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        return launch(PingPongOptions.Tool.UD, args, out, err, o -> new UdPingPong(o, out, err));
+        return launch(QpType.UD, args, out, err, o -> new UdPingPong(o, out, err));
     }
 
     @Override

@@ -32,20 +32,15 @@ final class PingPongLab {
     private PingPongLab() {
     }
 
-    /** The two tools: C binary and Java launcher. */
+    /** The two tools, each a C binary ({@code ibv_rc_pingpong}) and a Java launcher ({@code rc-pingpong}). */
     enum Tool {
-        RC("ibv_rc_pingpong", "rc-pingpong", false),
-        UD("ibv_ud_pingpong", "ud-pingpong", true);
+        RC,
+        UD;
 
-        final String c;
-        final String launcher;
-        final boolean udLocalLine;
-
-        Tool(String c, String launcher, boolean udLocalLine) {
-            this.c = c;
-            this.launcher = launcher;
-            this.udLocalLine = udLocalLine;
-        }
+        final String c = "ibv_" + name().toLowerCase(Locale.ROOT) + "_pingpong";
+        final String launcher = name().toLowerCase(Locale.ROOT) + "-pingpong";
+        /** ud_pingpong's local-address line has a colon before "GID". */
+        final boolean udLocalLine = name().equals("UD");
     }
 
     /** Who plays which role. */
@@ -204,6 +199,19 @@ final class PingPongLab {
                 server.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * One ping-pong of {@code tool} with the same {@code args} on both sides (they hold {@code -p PORT}), the
+     * client's with the server's address appended; {@code javaEnv} is the environment of the Java side(s).
+     */
+    static PairRun pair(Tool tool, String name, Pairing pairing, List<String> args, Map<String, String> javaEnv)
+            throws IOException, InterruptedException {
+        int port = Integer.parseInt(args.get(args.indexOf("-p") + 1));
+        List<String> clientArgs = new ArrayList<>(args);
+        clientArgs.add(roceIp());
+        return pair(name, command(tool, pairing.javaServer, args), command(tool, pairing.javaClient, clientArgs), port,
+                pairing.javaServer ? javaEnv : Map.of(), pairing.javaClient ? javaEnv : Map.of());
     }
 
     /** True when something listens on TCP {@code port} (from /proc/net/tcp and tcp6: no probe connection). */

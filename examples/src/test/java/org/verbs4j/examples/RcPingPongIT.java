@@ -53,12 +53,7 @@ class RcPingPongIT {
     }
 
     static PairRun pair(String name, Pairing pairing, List<String> args, Map<String, String> javaEnv) throws Exception {
-        int port = Integer.parseInt(args.get(args.indexOf("-p") + 1));
-        List<String> clientArgs = new ArrayList<>(args);
-        clientArgs.add(PingPongLab.roceIp());
-        return PingPongLab.pair(name, PingPongLab.command(TOOL, pairing.javaServer, args),
-                PingPongLab.command(TOOL, pairing.javaClient, clientArgs), port,
-                pairing.javaServer ? javaEnv : Map.of(), pairing.javaClient ? javaEnv : Map.of());
+        return PingPongLab.pair(TOOL, name, pairing, args, javaEnv);
     }
 
     @ParameterizedTest(name = "-s {0} -c, {1}")

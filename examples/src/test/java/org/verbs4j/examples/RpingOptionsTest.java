@@ -6,145 +6,105 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
-import org.verbs4j.examples.RpingOptions.UsageException;
+import org.verbs4j.examples.cli.UsageException;
 
-/** rping's command line, parsed as rping 44's getopt("a:I:Pp:C:S:t:scvVdq") and atoi parse it. */
+/** rping's command line: rping 44's option letters, defaults and size range. */
 class RpingOptionsTest {
+
+    private static RpingOptions parse(String... args) throws UsageException {
+        return RpingOptions.of(RpingOptions.PARSER.parse(args));
+    }
+
+    private static String error(String... args) {
+        return assertThrows(UsageException.class, () -> parse(args), String.join(" ", args)).getMessage();
+    }
 
     @Test
     void defaultsAreRpings() throws Exception {
-        RpingOptions o = RpingOptions.parse("-s");
-        assertTrue(o.server);
-        assertNull(o.address);
-        assertNull(o.sourceAddress);
-        assertEquals(7174, o.port);
-        assertEquals(64, o.size);
-        assertEquals(0, o.count, "count 0: the client pings forever");
-        assertFalse(o.verbose);
-        assertFalse(o.validate);
-        assertFalse(o.debug);
-        assertFalse(o.persistent);
+        RpingOptions o = parse("-s");
+        assertTrue(o.server());
+        assertNull(o.address());
+        assertNull(o.sourceAddress());
+        assertEquals(7174, o.port());
+        assertEquals(64, o.size());
+        assertEquals(0, o.count(), "count 0: the client pings forever");
+        assertFalse(o.verbose());
+        assertFalse(o.validate());
+        assertFalse(o.debug());
+        assertFalse(o.persistent());
     }
 
     @Test
     void everyOptionSeparateAttachedAndClustered() throws Exception {
-        RpingOptions o = RpingOptions.parse("-c", "-a", "10.77.0.1", "-p7300", "-C", "250", "-S1000", "-vVd",
-                "-I", "10.77.0.1");
-        assertFalse(o.server);
-        assertEquals("10.77.0.1", o.address);
-        assertEquals("10.77.0.1", o.sourceAddress);
-        assertEquals(7300, o.port);
-        assertEquals(250, o.count);
-        assertEquals(1000, o.size);
-        assertTrue(o.verbose);
-        assertTrue(o.validate);
-        assertTrue(o.debug);
+        RpingOptions o = parse("-c", "-a", "10.77.0.1", "-p7300", "-C", "250", "-S1000", "-vVd", "-I", "10.77.0.2");
+        assertFalse(o.server());
+        assertEquals("10.77.0.1", o.address());
+        assertEquals("10.77.0.2", o.sourceAddress());
+        assertEquals(7300, o.port());
+        assertEquals(250, o.count());
+        assertEquals(1000, o.size());
+        assertTrue(o.verbose());
+        assertTrue(o.validate());
+        assertTrue(o.debug());
 
-        RpingOptions p = RpingOptions.parse("-sPva10.77.1.1");
-        assertTrue(p.server);
-        assertTrue(p.persistent);
-        assertTrue(p.verbose);
-        assertEquals("10.77.1.1", p.address, "an option's argument may follow letters in the same word");
+        RpingOptions p = parse("-sPva10.77.1.1");
+        assertTrue(p.server());
+        assertTrue(p.persistent());
+        assertTrue(p.verbose());
+        assertEquals("10.77.1.1", p.address(), "an option's argument may follow letters in the same word");
+
+        RpingOptions l = parse("--client", "--addr=h", "--size", "100", "--count=3", "--verbose", "--validate", "--debug");
+        assertFalse(l.server());
+        assertEquals("h", l.address());
+        assertEquals(100, l.size());
+        assertEquals(3, l.count());
+        assertTrue(l.verbose() && l.validate() && l.debug());
     }
 
     @Test
     void theLastOfSAndCWins() throws Exception {
-        assertFalse(RpingOptions.parse("-s", "-c").server);
-        assertTrue(RpingOptions.parse("-c", "-s").server);
-    }
-
-    @Test
-    void operandsAreIgnoredAndDoubleDashEndsTheOptions() throws Exception {
-        RpingOptions o = RpingOptions.parse("host", "-c", "-", "-C", "3", "--", "-S", "1");
-        assertFalse(o.server);
-        assertEquals(3, o.count);
-        assertEquals(64, o.size, "-S after -- is an operand");
-    }
-
-    @Test
-    void numbersAreReadLikeAtoi() {
-        assertEquals(7174, RpingOptions.atoi("7174"));
-        assertEquals(12, RpingOptions.atoi("  +12abc"));
-        assertEquals(-5, RpingOptions.atoi("-5"));
-        assertEquals(0, RpingOptions.atoi("0x10"), "atoi is decimal only");
-        assertEquals(0, RpingOptions.atoi("abc"));
-        assertEquals(0, RpingOptions.atoi(""));
-        assertEquals(-1, RpingOptions.atoi("99999999999999999999"), "strtol saturates at LONG_MAX, the int cast keeps -1");
-        assertEquals((int) 4294967296L + 5, RpingOptions.atoi("4294967301"));
-    }
-
-    @Test
-    void thePortIsTheLow16BitsAsHtobe16Keeps() throws Exception {
-        assertEquals(7174, RpingOptions.parse("-s", "-p", "7174x").port);
-        assertEquals(70000 & 0xffff, RpingOptions.parse("-s", "-p", "70000").port);
-        assertEquals(0, RpingOptions.parse("-s", "-p", "none").port);
+        assertFalse(parse("-s", "-c").server());
+        assertTrue(parse("-c", "-s").server());
+        assertTrue(parse("-cs").server());
+        assertEquals("-s (server) or -c (client) is needed", error("-v"));
+        assertEquals("-s (server) or -c (client) is needed", error());
     }
 
     @Test
     void sizeRangeIsRpings() throws Exception {
-        assertEquals(23, RpingOptions.parse("-c", "-S", "23").size);
-        assertEquals(65535, RpingOptions.parse("-c", "-S", "65535").size);
-        UsageException small = assertThrows(UsageException.class, () -> RpingOptions.parse("-c", "-S", "22"));
-        assertEquals("Invalid size 22 (valid range is 23 to 65536)", small.message);
-        assertEquals(22, small.exitStatus);
-        UsageException big = assertThrows(UsageException.class, () -> RpingOptions.parse("-c", "-S", "65536"));
-        assertEquals("Invalid size 65536 (valid range is 23 to 65536)", big.message);
-        // rping reports it even without -s/-c: the option loop comes first
-        assertEquals("Invalid size 1 (valid range is 23 to 65536)",
-                assertThrows(UsageException.class, () -> RpingOptions.parse("-S", "1")).message);
+        assertEquals(23, parse("-c", "-S", "23").size());
+        assertEquals(65535, parse("-c", "-S", "65535").size());
+        assertEquals("option -S: 22 is not between 23 and 65535", error("-c", "-S", "22"));
+        assertEquals("option -S: 65536 is not between 23 and 65535", error("-c", "-S", "64K"));
     }
 
     @Test
-    void aNegativeCountIsInvalid() throws Exception {
-        UsageException e = assertThrows(UsageException.class, () -> RpingOptions.parse("-c", "-C", "-1"));
-        assertEquals("Invalid count -1", e.message);
-        assertEquals(22, e.exitStatus);
-        assertEquals(0, RpingOptions.parse("-c", "-C", "0").count);
-    }
-
-    @Test
-    void usageForUnknownOrIncompleteOptionsAndWithoutARole() {
-        for (String[] args : new String[][] {{"-x"}, {"-h"}, {"-c", "-S"}, {"-s", "-t", "5"}, {}, {"-v"}, {"-c:"},
-                {"--size=100", "-c"}}) {
-            UsageException e = assertThrows(UsageException.class, () -> RpingOptions.parse(args), String.join(" ", args));
-            assertNull(e.message, String.join(" ", args));
-            assertEquals(22, e.exitStatus);
-        }
+    void badCountsPortsAndOptions() {
+        assertEquals("option -C: -1 is not between 0 and 2147483647", error("-c", "-C", "-1"));
+        assertEquals("option -p: 70000 is not between 1 and 65535", error("-s", "-p", "70000"));
+        assertEquals("option -p: 'none' is not a number", error("-s", "-p", "none"));
+        assertEquals("invalid option -- 't'", error("-s", "-t", "5"));
+        assertEquals("option requires an argument -- 'S'", error("-c", "-S"));
+        assertEquals("unexpected argument 'host'", error("-c", "host"));
     }
 
     @Test
     void selfCreatedQpIsRefusedWithAReason() {
-        UsageException e = assertThrows(UsageException.class, () -> RpingOptions.parse("-c", "-q", "-a", "x"));
-        assertTrue(e.message.contains("-q") && e.message.contains("not supported by verbs4j"), e.message);
-        assertEquals(22, e.exitStatus);
+        assertEquals("option -q (a self-created, self-modified QP) is not supported by verbs4j", error("-c", "-q"));
     }
 
     @Test
-    void usageIsRpings() {
-        String u = RpingOptions.usage("rping");
-        assertTrue(u.startsWith("rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]\n"
-                + "rping -c [-vVd] [-S size] [-C count] [-I addr] -a addr [-p port]\n"
-                + "\t-c\t\tclient side\n"), u);
-        assertTrue(u.contains("\t-P\t\tpersistent server mode allowing multiple connections\n"), u);
-        assertEquals(14, u.lines().count());
-    }
-
-    @Test
-    void theToolPrintsTheUsageOnStdoutAndTheValueErrorsOnStderr() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        assertEquals(22, Rping.run(new String[] {"-x"}, o, e));
-        assertEquals(RpingOptions.usage("rping"), out.toString(StandardCharsets.UTF_8));
-        assertEquals("", err.toString(StandardCharsets.UTF_8));
-        out.reset();
-        assertEquals(22, Rping.run(new String[] {"-c", "-S", "10"}, o, e));
-        assertEquals("", out.toString(StandardCharsets.UTF_8));
-        assertEquals("Invalid size 10 (valid range is 23 to 65536)\n", err.toString(StandardCharsets.UTF_8));
+    void theToolPrintsHelpOnStdoutAndErrorsOnStderr() {
+        ToolRun h = ToolRun.of(Rping::run, "-h");
+        assertEquals(0, h.exit());
+        assertEquals(RpingOptions.PARSER.help(), h.out());
+        assertTrue(h.out().startsWith("Usage:\n  rping -s [-vVdP] [-S SIZE] [-a ADDR] [-p PORT]"), h.out());
+        assertTrue(h.out().contains("  -P, --persistent   persistent server mode allowing multiple connections\n"),
+                h.out());
+        ToolRun e = ToolRun.of(Rping::run, "-c", "-S", "10");
+        assertEquals(2, e.exit());
+        assertEquals("", e.out());
+        assertTrue(e.err().startsWith("rping: option -S: 10 is not between 23 and 65535\nUsage: rping -s "), e.err());
     }
 }

@@ -1,6 +1,5 @@
 package org.verbs4j.bench.perf;
 
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.MemoryRegion;
@@ -24,8 +23,6 @@ final class PerfRunner implements AutoCloseable {
     /** System property: print the bytes each measured loop allocated on the Java heap (stderr). */
     static final String MEASURE_ALLOCATION = "verbs4j.perf.measureAllocation";
     static final int POLL_BATCH = 16;
-    /** {@code --warmup} runs the loop this many times (its iterations split among them). */
-    static final int WARMUP_RUNS = 5;
     private static final int RECEIVE = 0;
     private static final int SEND = 1;
     private static final int WRITE = 2;
@@ -35,8 +32,6 @@ final class PerfRunner implements AutoCloseable {
 
     private final PerfOptions o;
     private final PerfSession s;
-    private final PrintStream out;
-    private final PrintStream err;
     private final QueuePair qp;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
@@ -60,11 +55,9 @@ final class PerfRunner implements AutoCloseable {
     /** Iterations of the loop about to run: {@code --warmup} for the unmeasured run, else {@code -n}. */
     private long runIters;
 
-    PerfRunner(PerfOptions o, PerfSession s, PrintStream out, PrintStream err) {
+    PerfRunner(PerfOptions o, PerfSession s) {
         this.o = o;
         this.s = s;
-        this.out = out;
-        this.err = err;
         this.qp = s.qp;
         this.sendCq = s.sendCq;
         this.recvCq = s.recvCq;
@@ -76,52 +69,25 @@ final class PerfRunner implements AutoCloseable {
                 ? (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean() : null;
     }
 
-    /** Runs every size, printing perftest's result lines. */
-    void run() {
-        boolean client = o.isClient();
-        PerfTest t = o.test;
-        // perftest's read_lat server only waits: no columns, no results
-        boolean quiet = t == PerfTest.READ_LAT && !client;
-        if (!quiet) {
-            printColumns();
-        }
-        for (long sz : o.sizes()) {
-            // verbs4j's --warmup: the same loop, unmeasured, so that the measured run is compiled code. In
-            // WARMUP_RUNS runs, each followed by a wait for the JIT compiler threads to go idle: HotSpot compiles
-            // a long loop on-stack (OSR) within its first run, and its ordinary compilation of the method only
-            // when the method is entered again and runs long enough; the end of a run can deoptimize the loop
-            // (a path the profile never saw). Seen in the lab with one warm-up run: C2 compiled the loop method
-            // at the start of the measured run, taking half a vCPU for most of a second of it.
-            int runs = (int) Math.min(WARMUP_RUNS, o.warmup);
-            long waited = 0;
-            for (int r = 0; r < runs; r++) {
-                runIters = o.warmup / runs + (r < o.warmup % runs ? 1 : 0);
-                prepare((int) sz);
-                s.channel.sync("warm-up " + (r + 1) + " of size " + sz);
-                runLoop(t, client);
-                waited += CompilerQuiet.await();
-            }
-            if (waited > 2_000_000_000L) {
-                err.printf("verbs4j-perf: waited %.1f s in all for the JIT compiler during the warm-up of size %d%n",
-                        waited / 1e9, sz);
-            }
-            // duration mode: perftest's iters = 0, the loops run until the clock says END
-            runIters = o.isDuration() ? 0 : o.iters;
-            prepare((int) sz);
-            s.channel.sync("start of size " + sz);
-            runLoop(t, client);
-            long loopBytes = loopAllocated;
-            report(client);
-            if (threads != null && (client || t == PerfTest.SEND_LAT || t == PerfTest.WRITE_LAT || t == PerfTest.SEND_BW)) {
-                err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
-            }
-            out.flush();
-        }
-        if (!quiet) {
-            out.println(PerfFormat.RESULT_LINE);
-        }
-        out.flush();
-        s.channel.sync("end of test");
+    /**
+     * One run of the loop for messages of {@code sz} bytes: sets the requests up, waits for the peer at
+     * {@code label}, runs {@code iters} iterations (0 in duration mode: until the clock ends).
+     */
+    void measure(int sz, long iters, String label) {
+        runIters = iters;
+        prepare(sz);
+        s.channel.sync(label);
+        runLoop(o.test, o.isClient());
+    }
+
+    /** True with {@link #MEASURE_ALLOCATION}. */
+    boolean measuresAllocation() {
+        return threads != null;
+    }
+
+    /** The heap bytes the last loop allocated (0 unless {@link #measuresAllocation()}). */
+    long loopAllocated() {
+        return loopAllocated;
     }
 
     private void runLoop(PerfTest t, boolean client) {
@@ -156,15 +122,6 @@ final class PerfRunner implements AutoCloseable {
 
     private long allocated() {
         return threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
-    }
-
-    private void printColumns() {
-        if (o.test.bandwidth) {
-            out.println(o.reportGbits ? PerfFormat.BW_COLUMNS_GBITS : PerfFormat.BW_COLUMNS);
-        } else {
-            out.println(o.isDuration() ? PerfFormat.LAT_DURATION_COLUMNS : PerfFormat.LAT_COLUMNS);
-        }
-        out.flush();
     }
 
     /** Sets the requests up for one message size and, for the send tests, tops the receives up to rx depth. */
@@ -506,65 +463,13 @@ final class PerfRunner implements AutoCloseable {
         }
     }
 
-    // ---- reports ----
-
-    private void report(boolean client) {
-        PerfTest t = o.test;
-        if (!t.bandwidth) {
-            if (t == PerfTest.READ_LAT && !client) {
-                return;
-            }
-            if (o.isDuration()) {
-                out.println(PerfFormat.latencyDurationLine(LatencyStats.duration(size, sampledIters, sampledNanos,
-                        t.rttFactor())));
-                return;
-            }
-            if (o.unsorted || o.histogram) {
-                printSamples();
-            }
-            out.println(PerfFormat.latencyLine(LatencyStats.compute(size, posted, o.iters, t.rttFactor())));
-            return;
-        }
-        BandwidthStats.Result r;
+    /** Prints the result line(s) of the last measured loop. */
+    void report(PerfReport reporter) {
         if (o.isDuration()) {
-            r = BandwidthStats.duration(size, sampledIters, sampledNanos, o.reportGbits);
-        } else if (t == PerfTest.SEND_BW && !client) {
-            r = BandwidthStats.duration(size, o.iters, completed[0] - posted[0], o.reportGbits);
-        } else if (client) {
-            r = BandwidthStats.compute(size, o.iters, posted, completed, o.cqMod, o.noPeak, o.reportGbits);
+            reporter.duration(o.isClient(), size, sampledIters, sampledNanos);
         } else {
-            r = null;
+            reporter.iterations(o.isClient(), size, posted, completed);
         }
-        if (t != PerfTest.SEND_BW) {
-            // perftest: the RDMA bandwidth server prints what the client measured
-            if (client) {
-                s.channel.sendResult(r);
-            } else {
-                r = s.channel.readResult();
-            }
-        }
-        out.println(PerfFormat.bandwidthLine(r, o.reportGbits));
-    }
-
-    /** {@code -U}: the unsorted samples; {@code -H}: the sorted, trimmed ones; then the columns again. */
-    private void printSamples() {
-        int rtt = o.test.rttFactor();
-        if (o.unsorted) {
-            out.println("#, usec");
-            double[] u = LatencyStats.unsortedMicros(posted, o.iters, rtt);
-            for (int i = 0; i < u.length; i++) {
-                out.println((i + 1) + ", " + PerfFormat.cG(u[i]));
-            }
-        }
-        if (o.histogram) {
-            out.println("#, usec");
-            double[] h = LatencyStats.sortedTrimmedMicros(posted, o.iters, rtt);
-            for (int i = 0; i < h.length; i++) {
-                out.println((i + 1) + ", " + PerfFormat.cG(h[i]));
-            }
-        }
-        out.println(PerfFormat.RESULT_LINE);
-        out.println(PerfFormat.LAT_COLUMNS);
     }
 
     @Override

@@ -4,12 +4,12 @@ import java.util.Locale;
 
 /** The six perftest tests verbs4j-perf runs: {@code ib_send_lat} ... {@code ib_read_bw}. */
 public enum PerfTest {
-    SEND_LAT(Verb.SEND, false),
-    WRITE_LAT(Verb.WRITE, false),
-    READ_LAT(Verb.READ, false),
-    SEND_BW(Verb.SEND, true),
-    WRITE_BW(Verb.WRITE, true),
-    READ_BW(Verb.READ, true);
+    SEND_LAT,
+    WRITE_LAT,
+    READ_LAT,
+    SEND_BW,
+    WRITE_BW,
+    READ_BW;
 
     /** What one operation of the test is. */
     public enum Verb {
@@ -25,13 +25,9 @@ public enum PerfTest {
         }
     }
 
-    final Verb verb;
-    final boolean bandwidth;
-
-    PerfTest(Verb verb, boolean bandwidth) {
-        this.verb = verb;
-        this.bandwidth = bandwidth;
-    }
+    /** The verb and the kind are in the name: {@code SEND_LAT} is the latency test of SEND. */
+    final Verb verb = Verb.valueOf(name().substring(0, name().indexOf('_')));
+    final boolean bandwidth = name().endsWith("_BW");
 
     /** {@code send_lat}, ... as given on the command line. */
     public String command() {

@@ -2,6 +2,8 @@ package org.verbs4j.bench.perf;
 
 import java.io.PrintStream;
 import org.verbs4j.api.VerbsException;
+import org.verbs4j.examples.cli.OptionParser;
+import org.verbs4j.examples.cli.UsageException;
 
 /**
  * {@code verbs4j-perf}: rdma-core perftest's six basic tests on verbs4j, with perftest's options, roles and
@@ -18,7 +20,8 @@ import org.verbs4j.api.VerbsException;
  * docs/perftest.md for what is and is not like perftest (the exchange is verbs4j-perf's own: it talks to
  * verbs4j-perf only, not to C perftest).
  *
- * <p>Exit status: 0 when the test ran, 1 on any failure (message on stderr), as perftest.
+ * <p>Exit status: 0 when the test ran (or for {@code -h}, {@code -V}), 1 on any failure (message on stderr), as
+ * perftest; 2 for a bad command line (perftest: 1), as every tool of the examples' {@link OptionParser}.
  */
 public final class VerbsPerf {
     static final String VERSION = "verbs4j-perf 0.1 (perftest 4.5-0.17 report format)";
@@ -32,32 +35,29 @@ public final class VerbsPerf {
 
     /** Runs one test with {@code args} (the test name first); returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
-            PerfOptions.printUsage(null, args.length == 0 ? err : out);
-            return args.length == 0 ? 1 : 0;
+        OptionParser general = PerfCommandLine.parser(null);
+        if (args.length == 0 || args[0].startsWith("-")) {
+            // no test: only -h/--help has a meaning
+            return general.launch(args, out, err, c -> {
+                throw new UsageException(args.length == 0 ? "no test given" : "the test comes first, then its options");
+            }, o -> 0);
         }
         PerfTest test = PerfTest.of(args[0]);
         if (test == null) {
-            err.println("verbs4j-perf: unknown test '" + args[0] + "'; the tests are send_lat, write_lat, read_lat, "
-                    + "send_bw, write_bw, read_bw");
-            return 1;
+            return general.reportUsageError(new UsageException("unknown test '" + args[0] + "'; the tests are "
+                    + PerfCommandLine.TESTS), err);
         }
         String[] rest = new String[args.length - 1];
         System.arraycopy(args, 1, rest, 0, rest.length);
-        PerfOptions o;
-        try {
-            o = PerfOptions.parse(test, rest);
-        } catch (PerfOptions.HelpRequested h) {
-            if (h.version) {
-                out.println("Version: " + VERSION);
-            } else {
-                PerfOptions.printUsage(test, out);
-            }
+        return PerfCommandLine.parser(test).launch(rest, out, err, c -> PerfOptions.of(test, c), o -> run(o, out, err));
+    }
+
+    private static int run(PerfOptions o, PrintStream out, PrintStream err) {
+        PerfTest test = o.test;
+        if (o.version) {
+            out.println("Version: " + VERSION);
+            out.flush();
             return 0;
-        } catch (PerfOptions.UsageException e) {
-            err.println("verbs4j-perf " + test.command() + ": " + e.getMessage());
-            err.println(" Parser function exited with Error (see verbs4j-perf " + test.command() + " -h)");
-            return 1;
         }
         try {
             runTest(o, out, err);
@@ -116,7 +116,7 @@ public final class VerbsPerf {
              PerfSession session = new PerfSession(o, out, channel)) {
             PerfRunner[] runner = new PerfRunner[1];
             session.connect(() -> {
-                runner[0] = new PerfRunner(o, session, out, err);
+                runner[0] = new PerfRunner(o, session);
                 runner[0].topUpReceives((int) o.sizes()[0]);
             }, () -> {
                 for (String l : PerfFormat.header(session.headerValues(session.deviceName(),
@@ -126,7 +126,7 @@ public final class VerbsPerf {
                 out.flush();
             });
             try (PerfRunner r = runner[0]) {
-                r.run();
+                new PerfRun(o, channel, r, out, err).run();
             }
         }
     }

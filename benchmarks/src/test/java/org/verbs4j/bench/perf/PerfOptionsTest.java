@@ -11,35 +11,35 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.verbs4j.examples.cli.UsageException;
 
-/** perftest's command line, defaults and dependencies as verbs4j-perf parses them. */
+/** perftest's command line, defaults and dependencies as verbs4j-perf reads them. */
 class PerfOptionsTest {
 
     private static PerfOptions parse(PerfTest t, String... args) throws Exception {
         return PerfOptions.parse(t, args);
     }
 
+    private static String error(PerfTest t, String... args) {
+        return assertThrows(UsageException.class, () -> parse(t, args), String.join(" ", args)).getMessage();
+    }
+
+    /** The settings that have defaults, in one line. */
+    private static String settings(PerfOptions o) {
+        return "port " + o.port + ", size " + o.size + ", iters " + o.iters + ", tx " + o.txDepth + ", rx " + o.rxDepth
+                + ", inline " + o.inlineSize + ", cq-mod " + o.cqMod + ", gid " + o.gidIndex + ", timeout " + o.qpTimeout
+                + ", mtu " + o.mtu + ", noPeak " + o.noPeak + ", client " + o.isClient();
+    }
+
     @Test
-    void defaultsAreClientlessServerWithPerftestsValues() throws Exception {
-        PerfOptions lat = parse(PerfTest.SEND_LAT);
-        assertFalse(lat.isClient());
-        assertEquals(18515, lat.port);
-        assertEquals(2, lat.size);
-        assertEquals(1000, lat.iters);
-        assertEquals(1, lat.txDepth);
-        assertEquals(512, lat.rxDepth);
-        assertEquals(236, lat.inlineSize);
-        assertEquals(1, lat.cqMod, "CQ moderation is capped by the tx depth of 1");
-        assertEquals(-1, lat.gidIndex);
+    void defaultsArePerftests() throws Exception {
+        // CQ moderation is capped by the tx depth of 1; 65536 bytes is above 8 KiB: CQ moderation off
+        assertEquals("port 18515, size 2, iters 1000, tx 1, rx 512, inline 236, cq-mod 1, gid -1, timeout 14, mtu 0, "
+                + "noPeak false, client false", settings(parse(PerfTest.SEND_LAT)));
         assertEquals(220, parse(PerfTest.WRITE_LAT).inlineSize);
         assertEquals(0, parse(PerfTest.READ_LAT).inlineSize);
-
-        PerfOptions bw = parse(PerfTest.WRITE_BW);
-        assertEquals(65536, bw.size);
-        assertEquals(5000, bw.iters, "ib_write_bw's default is 5000 iterations");
-        assertEquals(128, bw.txDepth);
-        assertEquals(1, bw.cqMod, "65536 bytes is above 8 KiB: CQ moderation off");
-        assertEquals(0, bw.inlineSize);
+        assertEquals("port 18515, size 65536, iters 5000, tx 128, rx 1, inline 0, cq-mod 1, gid -1, timeout 14, mtu 0, "
+                + "noPeak false, client false", settings(parse(PerfTest.WRITE_BW)), "ib_write_bw's default is 5000 iterations");
         assertEquals(1000, parse(PerfTest.READ_BW).iters);
         assertTrue(parse(PerfTest.SEND_BW).noPeak, "the send_bw server has no peak");
         assertFalse(parse(PerfTest.SEND_BW, "host").noPeak);
@@ -48,19 +48,27 @@ class PerfOptionsTest {
     @Test
     void shortAndLongFormsAndTheHostAnywhere() throws Exception {
         PerfOptions o = parse(PerfTest.WRITE_LAT, "-d", "rxe0", "10.77.0.1", "-x1", "--size=64", "--iters", "200", "-aF",
-                "-p", "19000", "-i", "1", "-R", "-T", "32", "-I", "0");
+                "-p", "19000", "-i", "1", "-R", "-T", "32", "-I", "0", "-u13", "--sl=2", "--mtu", "2048");
+        assertEquals("port 19000, size 8388608, iters 200, tx 1, rx 1, inline 0, cq-mod 1, gid 1, timeout 13, mtu 2048, "
+                + "noPeak false, client true", settings(o), "-a overrides -s: the buffer is for the largest size");
         assertEquals("rxe0", o.device);
         assertEquals("10.77.0.1", o.serverHost);
-        assertTrue(o.isClient());
-        assertEquals(1, o.gidIndex);
-        assertEquals(200, o.iters);
-        assertTrue(o.all);
-        assertTrue(o.cpuFreqF);
-        assertEquals(19000, o.port);
-        assertTrue(o.rdmaCm);
+        assertTrue(o.all && o.cpuFreqF && o.rdmaCm);
         assertEquals(32, o.tos);
-        assertEquals(0, o.inlineSize);
-        assertEquals(PerfOptions.MAX_SIZE, o.size, "-a overrides -s: the buffer is for the largest size");
+        assertEquals(2, o.sl);
+        PerfOptions l = parse(PerfTest.READ_BW, "--ib-dev", "siw0", "--rdma_cm", "--outs=4", "--report_gbits",
+                "--duration", "4", "--cq-mod", "10", "--tx-depth=20", "--gid", "0", "--noPeak", "--warm", "0");
+        assertEquals("siw0", l.device);
+        assertTrue(l.rdmaCm && l.reportGbits && l.noPeak);
+        assertEquals(4, l.outReads);
+        assertEquals(4, l.duration);
+        assertEquals(10, l.cqMod);
+        assertEquals(20, l.txDepth);
+        assertEquals(0, l.gidIndex);
+        PerfOptions h = parse(PerfTest.SEND_LAT, "-HU", "--warmup=100", "-c", "RC", "-r", "64");
+        assertTrue(h.histogram && h.unsorted);
+        assertEquals(100, h.warmup);
+        assertEquals(64, h.rxDepth);
     }
 
     @Test
@@ -74,9 +82,10 @@ class PerfOptionsTest {
         assertEquals(8388608, all[22]);
         assertArrayEquals(new long[] {2, 4, 8, 16, 32, 64}, parse(PerfTest.READ_LAT, "-a", "--max_size=100").sizes());
         assertArrayEquals(new long[] {64}, parse(PerfTest.READ_LAT, "-s", "64").sizes());
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.SEND_LAT, "--max_size", "64"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.SEND_LAT, "-s", "0"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.SEND_LAT, "-s", "abc"));
+        assertEquals("--max_size limits -a (all sizes); give it with -a", error(PerfTest.SEND_LAT, "--max_size", "64"));
+        assertEquals("option -s: 0 is not between 1 and 2147483647", error(PerfTest.SEND_LAT, "-s", "0"));
+        assertEquals("option -s: 'abc' is not a size (a number, optionally with K, M or G)",
+                error(PerfTest.SEND_LAT, "-s", "abc"));
     }
 
     @Test
@@ -97,50 +106,75 @@ class PerfOptionsTest {
         assertTrue(d.isDuration());
         assertTrue(d.noPeak);
         assertEquals(1, d.margin());
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_BW, "-D", "4", "-n", "10"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-D", "4", "-a"));
-        // TOS needs rdma_cm
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-T", "32"));
+        assertEquals("-D (duration) and -n (iterations) exclude each other", error(PerfTest.WRITE_BW, "-D", "4", "-n", "10"));
+        assertEquals("Duration mode currently doesn't support running on all sizes.", error(PerfTest.WRITE_LAT, "-D", "4", "-a"));
+        assertEquals("TOS only valid for rdma_cm based QP (-R)", error(PerfTest.WRITE_LAT, "-T", "32"));
     }
 
     @Test
     void refusedAndWrongOptionsSayWhat() {
-        PerfOptions.UsageException e = assertThrows(PerfOptions.UsageException.class,
-                () -> parse(PerfTest.SEND_BW, "-b"));
-        assertTrue(e.getMessage().contains("--bidirectional"), e.getMessage());
-        e = assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.SEND_BW, "--use-srq"));
-        assertTrue(e.getMessage().contains("does not implement"), e.getMessage());
-        e = assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.READ_LAT, "-I", "64"));
-        assertTrue(e.getMessage().contains("Inline"), e.getMessage());
-        e = assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-n", "3"));
-        assertTrue(e.getMessage().contains("between 5 and 100000000"), e.getMessage());
-        e = assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-o", "4"));
-        assertTrue(e.getMessage().contains("READ"), e.getMessage());
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-c", "UD"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-s"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "a", "b"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_BW, "-U"));
-        assertThrows(PerfOptions.UsageException.class, () -> parse(PerfTest.WRITE_LAT, "-N"));
+        assertEquals("option -b (--bidirectional, both directions at once) is not implemented by verbs4j-perf",
+                error(PerfTest.SEND_BW, "-b"));
+        assertEquals("option --use-srq (a shared receive queue) is not implemented by verbs4j-perf",
+                error(PerfTest.SEND_BW, "--use-srq"));
+        assertEquals("Inline feature not available on READ/Atomic verbs (-I)", error(PerfTest.READ_LAT, "-I", "64"));
+        assertEquals("option -n: 3 is not between 5 and 100000000", error(PerfTest.WRITE_LAT, "-n", "3"));
+        assertEquals("Setting Outstanding reads only available on READ verb (-o)", error(PerfTest.WRITE_LAT, "-o", "4"));
+        assertEquals("On RDMA verbs rx depth can be only 1 (-r)", error(PerfTest.WRITE_LAT, "-r", "4"));
+        assertEquals("option -c: 'UD' is not one of RC", error(PerfTest.WRITE_LAT, "-c", "UD"));
+        assertEquals("option -m: '1000' is not one of 256, 512, 1024, 2048, 4096", error(PerfTest.WRITE_LAT, "-m", "1000"));
+        assertEquals("option requires an argument -- 's'", error(PerfTest.WRITE_LAT, "-s"));
+        assertEquals("too many arguments: 'b'", error(PerfTest.WRITE_LAT, "a", "b"));
+        assertEquals("-U (--report-unsorted) is available only on latency tests", error(PerfTest.WRITE_BW, "-U"));
+        assertEquals("-H (--report-histogrm) is available only on latency tests", error(PerfTest.WRITE_BW, "-H"));
+        assertEquals("NoPeak only valid for BW tests (-N)", error(PerfTest.WRITE_LAT, "-N"));
+        assertTrue(error(PerfTest.WRITE_LAT, "--report", "x").startsWith("option '--report' is ambiguous; possibilities:"));
     }
 
     @Test
-    void helpAndVersion() {
-        assertFalse(assertThrows(PerfOptions.HelpRequested.class, () -> parse(PerfTest.SEND_LAT, "-h")).version);
-        assertTrue(assertThrows(PerfOptions.HelpRequested.class, () -> parse(PerfTest.SEND_LAT, "--version")).version);
+    void versionSkipsTheChecks() throws Exception {
+        assertTrue(parse(PerfTest.SEND_LAT, "--version").version);
+        assertTrue(parse(PerfTest.SEND_LAT, "-V", "-T", "5").version);
+    }
+
+    private static String[] run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            rc = VerbsPerf.run(args, o, e);
+        }
+        return new String[] {Integer.toString(rc), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
     }
 
     @Test
     void theCommandLineEntry() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        assertEquals(1, VerbsPerf.run(new String[] {"ping"}, o, e));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown test 'ping'"));
-        assertEquals(0, VerbsPerf.run(new String[] {"ib_read_bw", "-h"}, o, e));
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--report_gbits"));
-        assertEquals(1, VerbsPerf.run(new String[] {"write_bw", "-q", "2"}, o, e));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("-q (--qp, several queue pairs) is not implemented"));
+        String[] r = run("ping");
+        assertEquals("2", r[0]);
+        assertTrue(r[2].startsWith("verbs4j-perf: unknown test 'ping'; the tests are send_lat, "), r[2]);
+        assertTrue(r[2].endsWith("Try 'verbs4j-perf --help' for more information.\n"), r[2]);
+        r = run("ib_read_bw", "-h");
+        assertEquals("0", r[0]);
+        assertEquals("", r[2]);
+        assertTrue(r[1].startsWith("Usage:\n  verbs4j-perf read_bw [options]  "), r[1]);
+        assertTrue(r[1].contains("  -s, --size=SIZE  ") && r[1].contains("(default 65536)\n"), r[1]);
+        assertTrue(r[1].contains("--report_gbits"), r[1]);
+        assertTrue(r[1].contains("\nThese are not implemented by verbs4j-perf:\n"), r[1]);
+        r = run("--help");
+        assertEquals("0", r[0]);
+        assertTrue(r[1].startsWith("Usage:\n  verbs4j-perf TEST [options]  "), r[1]);
+        assertTrue(r[1].contains("(default 2 latency, 65536 bandwidth)"), r[1]);
+        assertEquals("2", run()[0]);
+        assertEquals("2", run("-s", "64")[0]);
+        r = run("write_bw", "-q", "2");
+        assertEquals("2", r[0]);
+        assertEquals("", r[1]);
+        assertTrue(r[2].startsWith("verbs4j-perf write_bw: option -q (--qp, several queue pairs) is not implemented "
+                + "by verbs4j-perf\nUsage: verbs4j-perf write_bw [options]\n"), r[2]);
+        r = run("write_lat", "--version");
+        assertEquals("0", r[0]);
+        assertEquals("Version: " + VerbsPerf.VERSION + "\n", r[1]);
         assertNull(PerfTest.of("atomic_bw"));
         assertEquals(PerfTest.SEND_BW, PerfTest.of("ib_send_bw"));
     }

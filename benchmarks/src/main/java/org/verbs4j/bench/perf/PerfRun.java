@@ -1,0 +1,78 @@
+package org.verbs4j.bench.perf;
+
+import java.io.PrintStream;
+
+/**
+ * One test, size after size, as perftest runs it: the column headers, then per size the unmeasured warm-up
+ * runs ({@code --warmup}), the measured run of {@link PerfRunner} and its report ({@link PerfReport}), then
+ * the closing line. Both sides step through the sizes together ({@link PerfChannel#sync}).
+ */
+final class PerfRun {
+    /** {@code --warmup} runs the loop this many times (its iterations split among them). */
+    static final int WARMUP_RUNS = 5;
+
+    private final PerfOptions o;
+    private final PerfChannel channel;
+    private final PerfRunner runner;
+    private final PerfReport reporter;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    PerfRun(PerfOptions o, PerfChannel channel, PerfRunner runner, PrintStream out, PrintStream err) {
+        this.o = o;
+        this.channel = channel;
+        this.runner = runner;
+        this.reporter = new PerfReport(o, channel, out);
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs every size, printing perftest's result lines. */
+    void run() {
+        boolean client = o.isClient();
+        PerfTest t = o.test;
+        // perftest's read_lat server only waits: no columns, no results
+        boolean quiet = t == PerfTest.READ_LAT && !client;
+        if (!quiet) {
+            reporter.columns();
+        }
+        for (long sz : o.sizes()) {
+            warmUp((int) sz);
+            // duration mode: perftest's iters = 0, the loops run until the clock says END
+            runner.measure((int) sz, o.isDuration() ? 0 : o.iters, "start of size " + sz);
+            long loopBytes = runner.loopAllocated();
+            runner.report(reporter);
+            if (runner.measuresAllocation()
+                    && (client || t == PerfTest.SEND_LAT || t == PerfTest.WRITE_LAT || t == PerfTest.SEND_BW)) {
+                err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
+            }
+            out.flush();
+        }
+        if (!quiet) {
+            out.println(PerfFormat.RESULT_LINE);
+        }
+        out.flush();
+        channel.sync("end of test");
+    }
+
+    /**
+     * verbs4j's {@code --warmup}: the same loop, unmeasured, so that the measured run is compiled code. In
+     * {@link #WARMUP_RUNS} runs, each followed by a wait for the JIT compiler threads to go idle: HotSpot
+     * compiles a long loop on-stack (OSR) within its first run, and its ordinary compilation of the method only
+     * when the method is entered again and runs long enough; the end of a run can deoptimize the loop (a path
+     * the profile never saw). Seen in the lab with one warm-up run: C2 compiled the loop method at the start of
+     * the measured run, taking half a vCPU for most of a second of it.
+     */
+    private void warmUp(int sz) {
+        int runs = (int) Math.min(WARMUP_RUNS, o.warmup);
+        long waited = 0;
+        for (int r = 0; r < runs; r++) {
+            runner.measure(sz, o.warmup / runs + (r < o.warmup % runs ? 1 : 0), "warm-up " + (r + 1) + " of size " + sz);
+            waited += CompilerQuiet.await();
+        }
+        if (waited > 2_000_000_000L) {
+            err.printf("verbs4j-perf: waited %.1f s in all for the JIT compiler during the warm-up of size %d%n",
+                    waited / 1e9, sz);
+        }
+    }
+}
