@@ -110,6 +110,68 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void noExportedSignatureUsesATypeUsersCannotSee() throws Exception {
+        // javac's -Xlint:exports, as a test: every public member of an exported class names only types a user
+        // can see (exported packages, or the JDK's)
+        Set<String> leaks = new TreeSet<>();
+        for (String m : Set.of("org.verbs4j.api", "org.verbs4j.endpoint")) {
+            ClassLoader loader = layer.findLoader(m);
+            Set<String> exported = unqualifiedExports(m);
+            try (var reader = config.findModule(m).orElseThrow().reference().open(); var entries = reader.list()) {
+                for (String entry : (Iterable<String>) entries::iterator) {
+                    if (!entry.endsWith(".class") || entry.equals("module-info.class")) {
+                        continue;
+                    }
+                    String cls = entry.substring(0, entry.length() - ".class".length()).replace('/', '.');
+                    if (exported.contains(cls.substring(0, cls.lastIndexOf('.')))) {
+                        checkSignatures(Class.forName(cls, false, loader), leaks);
+                    }
+                }
+            }
+        }
+        assertEquals(Set.of(), leaks, "exported signatures with types users cannot see");
+    }
+
+    private static void checkSignatures(Class<?> c, Set<String> leaks) {
+        if (!visible(c.getModifiers())) {
+            return;
+        }
+        java.util.List<Class<?>> used = new java.util.ArrayList<>();
+        if (c.getSuperclass() != null) {
+            used.add(c.getSuperclass());
+        }
+        used.addAll(Arrays.asList(c.getInterfaces()));
+        for (Method m : c.getDeclaredMethods()) {
+            if (visible(m.getModifiers()) && !m.isSynthetic()) {
+                used.add(m.getReturnType());
+                used.addAll(Arrays.asList(m.getParameterTypes()));
+            }
+        }
+        for (var k : c.getDeclaredConstructors()) {
+            if (visible(k.getModifiers())) {
+                used.addAll(Arrays.asList(k.getParameterTypes()));
+            }
+        }
+        for (var f : c.getDeclaredFields()) {
+            if (visible(f.getModifiers())) {
+                used.add(f.getType());
+            }
+        }
+        for (Class<?> t : used) {
+            while (t.isArray()) {
+                t = t.getComponentType();
+            }
+            if (!t.isPrimitive() && !t.getModule().isExported(t.getPackageName())) {
+                leaks.add(c.getName() + " uses " + t.getName());
+            }
+        }
+    }
+
+    private static boolean visible(int modifiers) {
+        return java.lang.reflect.Modifier.isPublic(modifiers) || java.lang.reflect.Modifier.isProtected(modifiers);
+    }
+
+    @Test
     void userCodeCannotReachRawMemory() throws Exception {
         Class<?> raw = layer.findLoader("org.verbs4j.api").loadClass("org.verbs4j.api.internal.RawMemory");
         Method allocate = raw.getMethod("allocate", long.class);
