@@ -1,5 +1,6 @@
 package org.verbs4j.bench;
 
+import org.verbs4j.api.internal.WrLayout.Wc;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Setup;
@@ -37,12 +38,12 @@ public class RawMemoryBenchmark extends HostBenchmark {
         wc = WorkCompletions.allocate(SLOTS);
         // Completions as a poll of RDMA write completions would leave them.
         for (int i = 0; i < SLOTS; i++) {
-            long a = wc.address() + (long) i * WorkCompletions.WC_SIZE;
-            RawMemory.putLong(a + WorkCompletions.WR_ID_OFFSET, 1000 + i);
-            RawMemory.putInt(a + WorkCompletions.STATUS_OFFSET, 0);
-            RawMemory.putInt(a + WorkCompletions.OPCODE_OFFSET, WcOpcode.RDMA_WRITE.value());
-            RawMemory.putInt(a + WorkCompletions.BYTE_LEN_OFFSET, 8);
-            RawMemory.putInt(a + WorkCompletions.QP_NUM_OFFSET, 0x11);
+            long a = wc.address() + (long) i * Wc.WC_SIZE;
+            RawMemory.putLong(a + Wc.WR_ID_OFFSET, 1000 + i);
+            RawMemory.putInt(a + Wc.STATUS_OFFSET, 0);
+            RawMemory.putInt(a + Wc.OPCODE_OFFSET, WcOpcode.RDMA_WRITE.value());
+            RawMemory.putInt(a + Wc.BYTE_LEN_OFFSET, 8);
+            RawMemory.putInt(a + Wc.QP_NUM_OFFSET, 0x11);
         }
     }
 

@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import static org.verbs4j.api.internal.WrLayout.RecvWr.*;
+
 /**
  * A reusable array of receive work requests in native memory ({@code struct ibv_recv_wr[]} with their
  * {@code struct ibv_sge}s), posted with {@link QueuePair#postReceive} or
@@ -16,13 +18,6 @@ package org.verbs4j.api;
  * }</pre>
  */
 public final class ReceiveRequests extends WorkRequests {
-    /** {@code sizeof(struct ibv_recv_wr)}. */
-    public static final int WR_SIZE = 32;
-    public static final int WR_ID_OFFSET = WR_ID;
-    public static final int NEXT_OFFSET = NEXT;
-    public static final int SG_LIST_OFFSET = SG_LIST;
-    public static final int NUM_SGE_OFFSET = NUM_SGE;
-
     private final ReceiveRequest flyweight = new ReceiveRequest(this);
 
     private ReceiveRequests(int capacity, int maxSge) {

@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import static org.verbs4j.api.internal.WrLayout.SendWr.*;
+
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -22,30 +24,6 @@ import org.verbs4j.api.internal.RawMemory;
  * until the request completes.
  */
 public final class SendRequests extends WorkRequests {
-    /** {@code sizeof(struct ibv_send_wr)}. */
-    public static final int WR_SIZE = 128;
-    public static final int WR_ID_OFFSET = WR_ID;
-    public static final int NEXT_OFFSET = NEXT;
-    public static final int SG_LIST_OFFSET = SG_LIST;
-    public static final int NUM_SGE_OFFSET = NUM_SGE;
-    public static final int OPCODE_OFFSET = 28;
-    public static final int SEND_FLAGS_OFFSET = 32;
-    public static final int IMM_DATA_OFFSET = 36;
-    public static final int RDMA_REMOTE_ADDR_OFFSET = 40;
-    public static final int RDMA_RKEY_OFFSET = 48;
-    public static final int ATOMIC_REMOTE_ADDR_OFFSET = 40;
-    public static final int ATOMIC_COMPARE_ADD_OFFSET = 48;
-    public static final int ATOMIC_SWAP_OFFSET = 56;
-    public static final int ATOMIC_RKEY_OFFSET = 64;
-    public static final int UD_AH_OFFSET = 40;
-    public static final int UD_REMOTE_QPN_OFFSET = 48;
-    public static final int UD_REMOTE_QKEY_OFFSET = 52;
-    /** {@code sizeof(struct ibv_sge)}. */
-    public static final int SGE_SIZE = WorkRequests.SGE_SIZE;
-    public static final int SGE_ADDR_OFFSET = SGE_ADDR;
-    public static final int SGE_LENGTH_OFFSET = SGE_LENGTH;
-    public static final int SGE_LKEY_OFFSET = SGE_LKEY;
-
     private final SendRequest flyweight = new SendRequest(this);
 
     private SendRequests(int capacity, int maxSge) {

@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import static org.verbs4j.api.internal.WrLayout.Wc.*;
+
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -20,22 +22,6 @@ import org.verbs4j.api.internal.RawMemory;
  * }</pre>
  */
 public final class WorkCompletions implements AutoCloseable {
-    /** {@code sizeof(struct ibv_wc)}. */
-    public static final int WC_SIZE = 48;
-    public static final int WR_ID_OFFSET = 0;
-    public static final int STATUS_OFFSET = 8;
-    public static final int OPCODE_OFFSET = 12;
-    public static final int VENDOR_ERR_OFFSET = 16;
-    public static final int BYTE_LEN_OFFSET = 20;
-    public static final int IMM_DATA_OFFSET = 24;
-    public static final int QP_NUM_OFFSET = 28;
-    public static final int SRC_QP_OFFSET = 32;
-    public static final int WC_FLAGS_OFFSET = 36;
-    public static final int PKEY_INDEX_OFFSET = 40;
-    public static final int SLID_OFFSET = 42;
-    public static final int SL_OFFSET = 44;
-    public static final int DLID_PATH_BITS_OFFSET = 45;
-
     private final int capacity;
     private final long base;
     private boolean closed;

@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import static org.verbs4j.api.internal.WrLayout.Wr.*;
+
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -15,19 +17,6 @@ import org.verbs4j.api.internal.RawMemory;
  * constructor.
  */
 abstract class WorkRequests implements AutoCloseable {
-    /** {@code offsetof(wr_id)}, the same in {@code ibv_send_wr} and {@code ibv_recv_wr}. */
-    static final int WR_ID = 0;
-    /** {@code offsetof(next)}. */
-    static final int NEXT = 8;
-    /** {@code offsetof(sg_list)}. */
-    static final int SG_LIST = 16;
-    /** {@code offsetof(num_sge)}. */
-    static final int NUM_SGE = 24;
-    /** {@code sizeof(struct ibv_sge)} and its fields. */
-    static final int SGE_SIZE = 16;
-    static final int SGE_ADDR = 0;
-    static final int SGE_LENGTH = 8;
-    static final int SGE_LKEY = 12;
 
     private final String name;
     private final String slotsName;

@@ -1,5 +1,6 @@
 package org.verbs4j.api;
 
+import org.verbs4j.api.internal.WrLayout.Wc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -104,12 +105,12 @@ class FlyweightAllocationTest {
     void readingWorkCompletionsAllocatesNothing() {
         try (WorkCompletions wc = WorkCompletions.allocate(16)) {
             for (int i = 0; i < 16; i++) {
-                long a = wc.address() + (long) i * WorkCompletions.WC_SIZE;
-                RawMemory.putLong(a + WorkCompletions.WR_ID_OFFSET, i);
-                RawMemory.putInt(a + WorkCompletions.STATUS_OFFSET, i % 3 == 0 ? 0 : WcStatus.WR_FLUSH_ERR.value());
-                RawMemory.putInt(a + WorkCompletions.OPCODE_OFFSET, WcOpcode.RECV_RDMA_WITH_IMM.value());
-                RawMemory.putInt(a + WorkCompletions.BYTE_LEN_OFFSET, 100 + i);
-                RawMemory.putInt(a + WorkCompletions.WC_FLAGS_OFFSET, WcFlags.WITH_IMM);
+                long a = wc.address() + (long) i * Wc.WC_SIZE;
+                RawMemory.putLong(a + Wc.WR_ID_OFFSET, i);
+                RawMemory.putInt(a + Wc.STATUS_OFFSET, i % 3 == 0 ? 0 : WcStatus.WR_FLUSH_ERR.value());
+                RawMemory.putInt(a + Wc.OPCODE_OFFSET, WcOpcode.RECV_RDMA_WITH_IMM.value());
+                RawMemory.putInt(a + Wc.BYTE_LEN_OFFSET, 100 + i);
+                RawMemory.putInt(a + Wc.WC_FLAGS_OFFSET, WcFlags.WITH_IMM);
             }
             long bytes = allocatedBy(() -> {
                 long s = 0;

@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import org.verbs4j.api.internal.WrLayout.Wr;
+import org.verbs4j.api.internal.WrLayout.RecvWr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -14,7 +16,7 @@ class ReceiveRequestsTest {
 
     @Test
     void abiSizeIsThatOfX86_64Libibverbs() {
-        assertEquals(32, ReceiveRequests.WR_SIZE);
+        assertEquals(32, RecvWr.WR_SIZE);
     }
 
     @Test
@@ -24,9 +26,9 @@ class ReceiveRequestsTest {
                     .sge(0, 0x7f00_0000_1000L, 4096, 0xabcd).sge(1, 0x7f00_0000_9000L, 512, 0xef01).numSge(2);
             long a = KIND.wr(rrs, 1);
             assertEquals(a, r.address());
-            assertEquals(-0x0123_4567_89ab_cdefL, RawMemory.getLong(a + ReceiveRequests.WR_ID_OFFSET));
-            assertEquals(2, RawMemory.getInt(a + ReceiveRequests.NUM_SGE_OFFSET));
-            long sg = RawMemory.getLong(a + ReceiveRequests.SG_LIST_OFFSET);
+            assertEquals(-0x0123_4567_89ab_cdefL, RawMemory.getLong(a + Wr.WR_ID));
+            assertEquals(2, RawMemory.getInt(a + Wr.NUM_SGE));
+            long sg = RawMemory.getLong(a + Wr.SG_LIST);
             assertEquals(KIND.sgeBlock(rrs, 1), sg, "sg_list of slot 1 points at slot 1's own SGE block");
             WorkRequestsTest.assertSge(sg, 0, 0x7f00_0000_1000L, 4096, 0xabcd);
             WorkRequestsTest.assertSge(sg, 1, 0x7f00_0000_9000L, 512, 0xef01);
@@ -34,8 +36,8 @@ class ReceiveRequestsTest {
             assertEquals(2, r.numSge());
             assertEquals(4096L + 512L, r.totalLength());
             for (int other : new int[] {0, 2}) {
-                assertEquals(0L, RawMemory.getLong(KIND.wr(rrs, other) + ReceiveRequests.WR_ID_OFFSET));
-                assertEquals(0, RawMemory.getInt(KIND.wr(rrs, other) + ReceiveRequests.NUM_SGE_OFFSET));
+                assertEquals(0L, RawMemory.getLong(KIND.wr(rrs, other) + Wr.WR_ID));
+                assertEquals(0, RawMemory.getInt(KIND.wr(rrs, other) + Wr.NUM_SGE));
                 assertEquals(0L, RawMemory.getLong(KIND.sgeBlock(rrs, other)));
             }
         }
@@ -45,14 +47,14 @@ class ReceiveRequestsTest {
     void theOneEntrySetterAndClearWorkThroughThePublicView() {
         try (ReceiveRequests rrs = ReceiveRequests.allocate(2, 4)) {
             ReceiveRequests.ReceiveRequest r = rrs.at(1).wrId(9).sge(0x5000, 77, 0x99);
-            assertEquals(1, RawMemory.getInt(KIND.wr(rrs, 1) + ReceiveRequests.NUM_SGE_OFFSET));
+            assertEquals(1, RawMemory.getInt(KIND.wr(rrs, 1) + Wr.NUM_SGE));
             assertEquals(0x5000L, RawMemory.getLong(KIND.sgeBlock(rrs, 1)));
             assertEquals(77L, r.totalLength());
             assertSame(r, r.clear());
             assertEquals(0L, r.wrId());
             assertEquals(0, r.numSge());
             assertEquals(0L, RawMemory.getLong(KIND.sgeBlock(rrs, 1)));
-            assertEquals(KIND.sgeBlock(rrs, 1), RawMemory.getLong(KIND.wr(rrs, 1) + ReceiveRequests.SG_LIST_OFFSET));
+            assertEquals(KIND.sgeBlock(rrs, 1), RawMemory.getLong(KIND.wr(rrs, 1) + Wr.SG_LIST));
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.verbs4j.api;
 
+import org.verbs4j.api.internal.WrLayout.Wr;
+import org.verbs4j.api.internal.WrLayout.SendWr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -18,8 +20,8 @@ class SendRequestsTest {
 
     @Test
     void abiSizesAreThoseOfX86_64Libibverbs() {
-        assertEquals(128, SendRequests.WR_SIZE);
-        assertEquals(16, SendRequests.SGE_SIZE);
+        assertEquals(128, SendWr.WR_SIZE);
+        assertEquals(16, Wr.SGE_SIZE);
         assertEquals(8, RawMemory.ADDRESS_SIZE, "the offsets assume an LP64 ABI");
     }
 
@@ -37,14 +39,14 @@ class SendRequestsTest {
                     .rdma(0x7f00_dead_beef_0000L, 0x3344_5566);
             long a = KIND.wr(wrs, 2);
             assertEquals(a, r.address());
-            assertEquals(0x1122334455667788L, RawMemory.getLong(a + SendRequests.WR_ID_OFFSET));
-            assertEquals(Opcode.RDMA_WRITE_WITH_IMM.value(), RawMemory.getInt(a + SendRequests.OPCODE_OFFSET));
-            assertEquals(SendFlags.SIGNALED | SendFlags.SOLICITED, RawMemory.getInt(a + SendRequests.SEND_FLAGS_OFFSET));
-            assertEquals(2, RawMemory.getInt(a + SendRequests.NUM_SGE_OFFSET));
-            assertEquals(0x7f00_dead_beef_0000L, RawMemory.getLong(a + SendRequests.RDMA_REMOTE_ADDR_OFFSET));
-            assertEquals(0x3344_5566, RawMemory.getInt(a + SendRequests.RDMA_RKEY_OFFSET));
+            assertEquals(0x1122334455667788L, RawMemory.getLong(a + Wr.WR_ID));
+            assertEquals(Opcode.RDMA_WRITE_WITH_IMM.value(), RawMemory.getInt(a + SendWr.OPCODE_OFFSET));
+            assertEquals(SendFlags.SIGNALED | SendFlags.SOLICITED, RawMemory.getInt(a + SendWr.SEND_FLAGS_OFFSET));
+            assertEquals(2, RawMemory.getInt(a + Wr.NUM_SGE));
+            assertEquals(0x7f00_dead_beef_0000L, RawMemory.getLong(a + SendWr.RDMA_REMOTE_ADDR_OFFSET));
+            assertEquals(0x3344_5566, RawMemory.getInt(a + SendWr.RDMA_RKEY_OFFSET));
 
-            long sg = RawMemory.getLong(a + SendRequests.SG_LIST_OFFSET);
+            long sg = RawMemory.getLong(a + Wr.SG_LIST);
             assertEquals(KIND.sgeBlock(wrs, 2), sg, "sg_list of slot 2 points at slot 2's own SGE block");
             WorkRequestsTest.assertSge(sg, 0, 0xA000_0000_1000L, 100, 0x11);
             WorkRequestsTest.assertSge(sg, 1, 0xB000_0000_2000L, 200, 0x22);
@@ -60,9 +62,9 @@ class SendRequestsTest {
             // neighbours untouched
             for (int other : new int[] {1, 3}) {
                 long o = KIND.wr(wrs, other);
-                assertEquals(0L, RawMemory.getLong(o + SendRequests.WR_ID_OFFSET), "slot " + other + " wr_id");
-                assertEquals(0, RawMemory.getInt(o + SendRequests.OPCODE_OFFSET), "slot " + other + " opcode");
-                assertEquals(0, RawMemory.getInt(o + SendRequests.NUM_SGE_OFFSET), "slot " + other + " num_sge");
+                assertEquals(0L, RawMemory.getLong(o + Wr.WR_ID), "slot " + other + " wr_id");
+                assertEquals(0, RawMemory.getInt(o + SendWr.OPCODE_OFFSET), "slot " + other + " opcode");
+                assertEquals(0, RawMemory.getInt(o + Wr.NUM_SGE), "slot " + other + " num_sge");
                 assertEquals(0L, RawMemory.getLong(KIND.sgeBlock(wrs, other)), "slot " + other + " SGE 0");
             }
         }
@@ -71,7 +73,7 @@ class SendRequestsTest {
     @Test
     void immDataIsStoredBigEndianAsHtonlWould() {
         try (SendRequests wrs = SendRequests.allocate(1, 1)) {
-            long a = KIND.wr(wrs, 0) + SendRequests.IMM_DATA_OFFSET;
+            long a = KIND.wr(wrs, 0) + SendWr.IMM_DATA_OFFSET;
             wrs.at(0).immData(0x01020304);
             assertEquals(0x01, RawMemory.getByte(a));
             assertEquals(0x02, RawMemory.getByte(a + 1));
@@ -91,10 +93,10 @@ class SendRequestsTest {
             assertSame(r, r.clear());
             assertEquals(0, r.opcodeValue());
             assertEquals(0, r.flags());
-            assertEquals(0, RawMemory.getInt(KIND.wr(wrs, 1) + SendRequests.IMM_DATA_OFFSET));
-            assertEquals(0L, RawMemory.getLong(KIND.wr(wrs, 1) + SendRequests.RDMA_REMOTE_ADDR_OFFSET));
+            assertEquals(0, RawMemory.getInt(KIND.wr(wrs, 1) + SendWr.IMM_DATA_OFFSET));
+            assertEquals(0L, RawMemory.getLong(KIND.wr(wrs, 1) + SendWr.RDMA_REMOTE_ADDR_OFFSET));
             assertEquals(0L, r.totalLength());
-            assertEquals(KIND.sgeBlock(wrs, 1), RawMemory.getLong(KIND.wr(wrs, 1) + SendRequests.SG_LIST_OFFSET));
+            assertEquals(KIND.sgeBlock(wrs, 1), RawMemory.getLong(KIND.wr(wrs, 1) + Wr.SG_LIST));
         }
     }
 
@@ -102,9 +104,9 @@ class SendRequestsTest {
     void singleSgeSetterSetsEntryZeroAndNumSgeOne() {
         try (SendRequests wrs = SendRequests.allocate(1, 4)) {
             wrs.at(0).sge(0x5000, 77, 0x99);
-            assertEquals(1, RawMemory.getInt(KIND.wr(wrs, 0) + SendRequests.NUM_SGE_OFFSET));
+            assertEquals(1, RawMemory.getInt(KIND.wr(wrs, 0) + Wr.NUM_SGE));
             assertEquals(0x5000L, RawMemory.getLong(KIND.sgeBlock(wrs, 0)));
-            assertEquals(77, RawMemory.getInt(KIND.sgeBlock(wrs, 0) + SendRequests.SGE_LENGTH_OFFSET));
+            assertEquals(77, RawMemory.getInt(KIND.sgeBlock(wrs, 0) + Wr.SGE_LENGTH));
         }
     }
 
@@ -113,13 +115,13 @@ class SendRequestsTest {
         try (SendRequests wrs = SendRequests.allocate(2, 1)) {
             wrs.at(1).opcode(Opcode.ATOMIC_CMP_AND_SWP).atomic(0x1234_5678_9abc_def0L, 0x0bad_f00d, 41L, -2L);
             long a = KIND.wr(wrs, 1);
-            assertEquals(Opcode.ATOMIC_CMP_AND_SWP.value(), RawMemory.getInt(a + SendRequests.OPCODE_OFFSET));
-            assertEquals(0x1234_5678_9abc_def0L, RawMemory.getLong(a + SendRequests.ATOMIC_REMOTE_ADDR_OFFSET));
-            assertEquals(41L, RawMemory.getLong(a + SendRequests.ATOMIC_COMPARE_ADD_OFFSET));
-            assertEquals(-2L, RawMemory.getLong(a + SendRequests.ATOMIC_SWAP_OFFSET));
-            assertEquals(0x0bad_f00d, RawMemory.getInt(a + SendRequests.ATOMIC_RKEY_OFFSET));
-            assertEquals(40, SendRequests.ATOMIC_REMOTE_ADDR_OFFSET);
-            assertEquals(64, SendRequests.ATOMIC_RKEY_OFFSET);
+            assertEquals(Opcode.ATOMIC_CMP_AND_SWP.value(), RawMemory.getInt(a + SendWr.OPCODE_OFFSET));
+            assertEquals(0x1234_5678_9abc_def0L, RawMemory.getLong(a + SendWr.ATOMIC_REMOTE_ADDR_OFFSET));
+            assertEquals(41L, RawMemory.getLong(a + SendWr.ATOMIC_COMPARE_ADD_OFFSET));
+            assertEquals(-2L, RawMemory.getLong(a + SendWr.ATOMIC_SWAP_OFFSET));
+            assertEquals(0x0bad_f00d, RawMemory.getInt(a + SendWr.ATOMIC_RKEY_OFFSET));
+            assertEquals(40, SendWr.ATOMIC_REMOTE_ADDR_OFFSET);
+            assertEquals(64, SendWr.ATOMIC_RKEY_OFFSET);
         }
     }
 
@@ -128,9 +130,9 @@ class SendRequestsTest {
         try (SendRequests wrs = SendRequests.allocate(1, 1)) {
             wrs.at(0).ud(new FakeAddressHandle(0x00007f12_3456_7890L), 0x00ab_cdef, 0x1111_1111);
             long a = KIND.wr(wrs, 0);
-            assertEquals(0x00007f12_3456_7890L, RawMemory.getLong(a + SendRequests.UD_AH_OFFSET));
-            assertEquals(0x00ab_cdef, RawMemory.getInt(a + SendRequests.UD_REMOTE_QPN_OFFSET));
-            assertEquals(0x1111_1111, RawMemory.getInt(a + SendRequests.UD_REMOTE_QKEY_OFFSET));
+            assertEquals(0x00007f12_3456_7890L, RawMemory.getLong(a + SendWr.UD_AH_OFFSET));
+            assertEquals(0x00ab_cdef, RawMemory.getInt(a + SendWr.UD_REMOTE_QPN_OFFSET));
+            assertEquals(0x1111_1111, RawMemory.getInt(a + SendWr.UD_REMOTE_QKEY_OFFSET));
         }
     }
 

@@ -1,5 +1,6 @@
 package org.verbs4j.api;
 
+import org.verbs4j.api.internal.WrLayout.Wc;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,36 +16,36 @@ import org.verbs4j.api.internal.RawMemory;
 class WorkCompletionsTest {
 
     private static long slot(WorkCompletions wc, int i) {
-        return wc.address() + (long) i * WorkCompletions.WC_SIZE;
+        return wc.address() + (long) i * Wc.WC_SIZE;
     }
 
     /** Writes a whole {@code struct ibv_wc} the way a provider would. */
     private static void put(WorkCompletions wc, int i, long wrId, int status, int opcode, int vendorErr, int byteLen,
             int immBigEndianHostValue, int qpNum, int srcQp, int wcFlags, int pkeyIndex, int slid, int sl, int dlidPathBits) {
         long s = slot(wc, i);
-        RawMemory.putLong(s + WorkCompletions.WR_ID_OFFSET, wrId);
-        RawMemory.putInt(s + WorkCompletions.STATUS_OFFSET, status);
-        RawMemory.putInt(s + WorkCompletions.OPCODE_OFFSET, opcode);
-        RawMemory.putInt(s + WorkCompletions.VENDOR_ERR_OFFSET, vendorErr);
-        RawMemory.putInt(s + WorkCompletions.BYTE_LEN_OFFSET, byteLen);
+        RawMemory.putLong(s + Wc.WR_ID_OFFSET, wrId);
+        RawMemory.putInt(s + Wc.STATUS_OFFSET, status);
+        RawMemory.putInt(s + Wc.OPCODE_OFFSET, opcode);
+        RawMemory.putInt(s + Wc.VENDOR_ERR_OFFSET, vendorErr);
+        RawMemory.putInt(s + Wc.BYTE_LEN_OFFSET, byteLen);
         // __be32 imm_data: network order in memory, byte by byte
-        long imm = s + WorkCompletions.IMM_DATA_OFFSET;
+        long imm = s + Wc.IMM_DATA_OFFSET;
         RawMemory.putByte(imm, (byte) (immBigEndianHostValue >>> 24));
         RawMemory.putByte(imm + 1, (byte) (immBigEndianHostValue >>> 16));
         RawMemory.putByte(imm + 2, (byte) (immBigEndianHostValue >>> 8));
         RawMemory.putByte(imm + 3, (byte) immBigEndianHostValue);
-        RawMemory.putInt(s + WorkCompletions.QP_NUM_OFFSET, qpNum);
-        RawMemory.putInt(s + WorkCompletions.SRC_QP_OFFSET, srcQp);
-        RawMemory.putInt(s + WorkCompletions.WC_FLAGS_OFFSET, wcFlags);
-        RawMemory.putShort(s + WorkCompletions.PKEY_INDEX_OFFSET, (short) pkeyIndex);
-        RawMemory.putShort(s + WorkCompletions.SLID_OFFSET, (short) slid);
-        RawMemory.putByte(s + WorkCompletions.SL_OFFSET, (byte) sl);
-        RawMemory.putByte(s + WorkCompletions.DLID_PATH_BITS_OFFSET, (byte) dlidPathBits);
+        RawMemory.putInt(s + Wc.QP_NUM_OFFSET, qpNum);
+        RawMemory.putInt(s + Wc.SRC_QP_OFFSET, srcQp);
+        RawMemory.putInt(s + Wc.WC_FLAGS_OFFSET, wcFlags);
+        RawMemory.putShort(s + Wc.PKEY_INDEX_OFFSET, (short) pkeyIndex);
+        RawMemory.putShort(s + Wc.SLID_OFFSET, (short) slid);
+        RawMemory.putByte(s + Wc.SL_OFFSET, (byte) sl);
+        RawMemory.putByte(s + Wc.DLID_PATH_BITS_OFFSET, (byte) dlidPathBits);
     }
 
     @Test
     void abiSizeIsThatOfX86_64Libibverbs() {
-        assertEquals(48, WorkCompletions.WC_SIZE);
+        assertEquals(48, Wc.WC_SIZE);
     }
 
     @Test
@@ -94,16 +95,16 @@ class WorkCompletionsTest {
     @Test
     void immDataIsConvertedFromNetworkOrder() {
         try (WorkCompletions wc = WorkCompletions.allocate(1)) {
-            long imm = slot(wc, 0) + WorkCompletions.IMM_DATA_OFFSET;
+            long imm = slot(wc, 0) + Wc.IMM_DATA_OFFSET;
             RawMemory.putByte(imm, (byte) 0x00);
             RawMemory.putByte(imm + 1, (byte) 0x00);
             RawMemory.putByte(imm + 2, (byte) 0x00);
             RawMemory.putByte(imm + 3, (byte) 0x2a);
             assertEquals(42, wc.immData(0), "ntohl(bytes 00 00 00 2a) == 42");
             assertFalse(wc.hasImmData(0), "without IBV_WC_WITH_IMM the value is not valid");
-            RawMemory.putInt(slot(wc, 0) + WorkCompletions.WC_FLAGS_OFFSET, WcFlags.WITH_IMM);
+            RawMemory.putInt(slot(wc, 0) + Wc.WC_FLAGS_OFFSET, WcFlags.WITH_IMM);
             assertTrue(wc.hasImmData(0));
-            RawMemory.putInt(slot(wc, 0) + WorkCompletions.WC_FLAGS_OFFSET, WcFlags.GRH | WcFlags.WITH_INV);
+            RawMemory.putInt(slot(wc, 0) + Wc.WC_FLAGS_OFFSET, WcFlags.GRH | WcFlags.WITH_INV);
             assertFalse(wc.hasImmData(0));
         }
     }
@@ -112,13 +113,13 @@ class WorkCompletionsTest {
     void statusMapsEveryKnownValueAndUnknownToNull() {
         try (WorkCompletions wc = WorkCompletions.allocate(1)) {
             for (WcStatus s : WcStatus.values()) {
-                RawMemory.putInt(slot(wc, 0) + WorkCompletions.STATUS_OFFSET, s.value());
+                RawMemory.putInt(slot(wc, 0) + Wc.STATUS_OFFSET, s.value());
                 assertSame(s, wc.status(0));
                 assertEquals(s.value(), wc.statusValue(0));
                 assertEquals(s == WcStatus.SUCCESS, wc.ok(0), s.name());
             }
             for (int unknown : new int[] {24, 99, 255, 256, -1, Integer.MIN_VALUE}) {
-                RawMemory.putInt(slot(wc, 0) + WorkCompletions.STATUS_OFFSET, unknown);
+                RawMemory.putInt(slot(wc, 0) + Wc.STATUS_OFFSET, unknown);
                 assertNull(wc.status(0), "status " + unknown);
                 assertEquals(unknown, wc.statusValue(0));
                 assertFalse(wc.ok(0));
@@ -130,12 +131,12 @@ class WorkCompletionsTest {
     void opcodeMapsEveryKnownValueAndUnknownToNull() {
         try (WorkCompletions wc = WorkCompletions.allocate(1)) {
             for (WcOpcode o : WcOpcode.values()) {
-                RawMemory.putInt(slot(wc, 0) + WorkCompletions.OPCODE_OFFSET, o.value());
+                RawMemory.putInt(slot(wc, 0) + Wc.OPCODE_OFFSET, o.value());
                 assertSame(o, wc.opcode(0));
                 assertEquals(o.value(), wc.opcodeValue(0));
             }
             for (int unknown : new int[] {8, 127, 200, 1000, -1}) {
-                RawMemory.putInt(slot(wc, 0) + WorkCompletions.OPCODE_OFFSET, unknown);
+                RawMemory.putInt(slot(wc, 0) + Wc.OPCODE_OFFSET, unknown);
                 assertNull(wc.opcode(0), "opcode " + unknown);
             }
         }
@@ -168,7 +169,7 @@ class WorkCompletionsTest {
             assertFalse(s.contains("opcode"), "the opcode of a failed completion is undefined: " + s);
             assertFalse(s.contains("imm"), s);
 
-            RawMemory.putInt(slot(wc, 0) + WorkCompletions.STATUS_OFFSET, 99);
+            RawMemory.putInt(slot(wc, 0) + Wc.STATUS_OFFSET, 99);
             s = wc.toString(0);
             assertTrue(s.contains("status 99"), "an unknown status is printed as its number: " + s);
         }
@@ -191,7 +192,7 @@ class WorkCompletionsTest {
     @Test
     void freshArrayIsZeroed() {
         try (WorkCompletions wc = WorkCompletions.allocate(2)) {
-            for (int off = 0; off < 2 * WorkCompletions.WC_SIZE; off += 8) {
+            for (int off = 0; off < 2 * Wc.WC_SIZE; off += 8) {
                 assertEquals(0L, RawMemory.getLong(wc.address() + off), "byte " + off);
             }
         }

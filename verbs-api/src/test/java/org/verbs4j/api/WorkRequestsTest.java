@@ -1,5 +1,8 @@
 package org.verbs4j.api;
 
+import org.verbs4j.api.internal.WrLayout.Wr;
+import org.verbs4j.api.internal.WrLayout.SendWr;
+import org.verbs4j.api.internal.WrLayout.RecvWr;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -22,9 +25,9 @@ class WorkRequestsTest {
 
     /** One of the two arrays, reached through its public {@code allocate}, {@code at} and {@code count}. */
     record Kind(String className, String slots, int wrSize, Allocate allocate, At at, Count count) {
-        static final Kind SEND = new Kind("SendRequests", "send requests", SendRequests.WR_SIZE, SendRequests::allocate,
+        static final Kind SEND = new Kind("SendRequests", "send requests", SendWr.WR_SIZE, SendRequests::allocate,
                 (w, i) -> ((SendRequests) w).at(i), (w, n) -> ((SendRequests) w).count(n));
-        static final Kind RECEIVE = new Kind("ReceiveRequests", "receive requests", ReceiveRequests.WR_SIZE,
+        static final Kind RECEIVE = new Kind("ReceiveRequests", "receive requests", RecvWr.WR_SIZE,
                 ReceiveRequests::allocate, (w, i) -> ((ReceiveRequests) w).at(i), (w, n) -> ((ReceiveRequests) w).count(n));
 
         WorkRequests allocate(int capacity, int maxSge) {
@@ -45,7 +48,7 @@ class WorkRequestsTest {
 
         /** Where slot {@code i}'s own SGE block must be: after all WRs, {@code maxSge} entries per slot. */
         long sgeBlock(WorkRequests w, int i) {
-            return w.address() + (long) w.capacity() * wrSize + (long) i * w.maxSge() * SendRequests.SGE_SIZE;
+            return w.address() + (long) w.capacity() * wrSize + (long) i * w.maxSge() * Wr.SGE_SIZE;
         }
 
         @Override
@@ -56,10 +59,10 @@ class WorkRequestsTest {
 
     /** Entry {@code j} of the SGE block at {@code block} holds {@code addr}, {@code length} and {@code lkey}. */
     static void assertSge(long block, int j, long addr, int length, int lkey) {
-        long s = block + (long) j * SendRequests.SGE_SIZE;
-        assertEquals(addr, RawMemory.getLong(s + SendRequests.SGE_ADDR_OFFSET), "SGE " + j + " addr");
-        assertEquals(length, RawMemory.getInt(s + SendRequests.SGE_LENGTH_OFFSET), "SGE " + j + " length");
-        assertEquals(lkey, RawMemory.getInt(s + SendRequests.SGE_LKEY_OFFSET), "SGE " + j + " lkey");
+        long s = block + (long) j * Wr.SGE_SIZE;
+        assertEquals(addr, RawMemory.getLong(s + Wr.SGE_ADDR), "SGE " + j + " addr");
+        assertEquals(length, RawMemory.getInt(s + Wr.SGE_LENGTH), "SGE " + j + " length");
+        assertEquals(lkey, RawMemory.getInt(s + Wr.SGE_LKEY), "SGE " + j + " lkey");
     }
 
     interface Allocate {
@@ -81,15 +84,15 @@ class WorkRequestsTest {
     @ParameterizedTest
     @MethodSource("kinds")
     void theHeaderOffsetsAreTheSameInBothStructs(Kind k) {
-        assertEquals(0, SendRequests.WR_ID_OFFSET);
-        assertEquals(8, SendRequests.NEXT_OFFSET);
-        assertEquals(16, SendRequests.SG_LIST_OFFSET);
-        assertEquals(24, SendRequests.NUM_SGE_OFFSET);
-        assertEquals(SendRequests.WR_ID_OFFSET, ReceiveRequests.WR_ID_OFFSET);
-        assertEquals(SendRequests.NEXT_OFFSET, ReceiveRequests.NEXT_OFFSET);
-        assertEquals(SendRequests.SG_LIST_OFFSET, ReceiveRequests.SG_LIST_OFFSET);
-        assertEquals(SendRequests.NUM_SGE_OFFSET, ReceiveRequests.NUM_SGE_OFFSET);
-        assertEquals(16, SendRequests.SGE_SIZE);
+        assertEquals(0, Wr.WR_ID);
+        assertEquals(8, Wr.NEXT);
+        assertEquals(16, Wr.SG_LIST);
+        assertEquals(24, Wr.NUM_SGE);
+        assertEquals(Wr.WR_ID, Wr.WR_ID);
+        assertEquals(Wr.NEXT, Wr.NEXT);
+        assertEquals(Wr.SG_LIST, Wr.SG_LIST);
+        assertEquals(Wr.NUM_SGE, Wr.NUM_SGE);
+        assertEquals(16, Wr.SGE_SIZE);
         assertEquals(8, RawMemory.ADDRESS_SIZE, "the offsets assume an LP64 ABI");
     }
 
@@ -99,10 +102,10 @@ class WorkRequestsTest {
         try (WorkRequests w = k.allocate(3, 2)) {
             for (int i = 0; i < 3; i++) {
                 for (int off = 0; off < k.wrSize(); off += 8) {
-                    long expected = off == SendRequests.SG_LIST_OFFSET ? k.sgeBlock(w, i) : 0L;
+                    long expected = off == Wr.SG_LIST ? k.sgeBlock(w, i) : 0L;
                     assertEquals(expected, RawMemory.getLong(k.wr(w, i) + off), "slot " + i + " bytes " + off + "..+8");
                 }
-                for (int off = 0; off < 2 * SendRequests.SGE_SIZE; off += 8) {
+                for (int off = 0; off < 2 * Wr.SGE_SIZE; off += 8) {
                     assertEquals(0L, RawMemory.getLong(k.sgeBlock(w, i) + off), "slot " + i + " SGE byte " + off);
                 }
             }
@@ -116,23 +119,23 @@ class WorkRequestsTest {
     @MethodSource("kinds")
     void countLinksExactlyTheFirstNSlots(Kind k) {
         try (WorkRequests w = k.allocate(5, 1)) {
-            assertEquals(0L, RawMemory.getLong(k.wr(w, 0) + SendRequests.NEXT_OFFSET), "count 1: slot 0 ends the chain");
+            assertEquals(0L, RawMemory.getLong(k.wr(w, 0) + Wr.NEXT), "count 1: slot 0 ends the chain");
             assertSame(w, k.count(w, 4));
             assertEquals(4, w.count());
             for (int i = 0; i < 3; i++) {
-                assertEquals(k.wr(w, i + 1), RawMemory.getLong(k.wr(w, i) + SendRequests.NEXT_OFFSET), "slot " + i + " next");
+                assertEquals(k.wr(w, i + 1), RawMemory.getLong(k.wr(w, i) + Wr.NEXT), "slot " + i + " next");
             }
-            assertEquals(0L, RawMemory.getLong(k.wr(w, 3) + SendRequests.NEXT_OFFSET), "slot 3 ends the chain");
+            assertEquals(0L, RawMemory.getLong(k.wr(w, 3) + Wr.NEXT), "slot 3 ends the chain");
 
             k.count(w, 2);
-            assertEquals(k.wr(w, 1), RawMemory.getLong(k.wr(w, 0) + SendRequests.NEXT_OFFSET));
-            assertEquals(0L, RawMemory.getLong(k.wr(w, 1) + SendRequests.NEXT_OFFSET), "shrinking re-terminates the chain");
+            assertEquals(k.wr(w, 1), RawMemory.getLong(k.wr(w, 0) + Wr.NEXT));
+            assertEquals(0L, RawMemory.getLong(k.wr(w, 1) + Wr.NEXT), "shrinking re-terminates the chain");
 
             k.count(w, 5);
             for (int i = 0; i < 4; i++) {
-                assertEquals(k.wr(w, i + 1), RawMemory.getLong(k.wr(w, i) + SendRequests.NEXT_OFFSET), "slot " + i + " next");
+                assertEquals(k.wr(w, i + 1), RawMemory.getLong(k.wr(w, i) + Wr.NEXT), "slot " + i + " next");
             }
-            assertEquals(0L, RawMemory.getLong(k.wr(w, 4) + SendRequests.NEXT_OFFSET), "last slot ends the chain");
+            assertEquals(0L, RawMemory.getLong(k.wr(w, 4) + Wr.NEXT), "last slot ends the chain");
         }
     }
 
@@ -147,8 +150,8 @@ class WorkRequestsTest {
                 r.putSge(2, 0x10_0000L + i * 4096L, 4096 + i, 7 + i);
             }
             for (int i = 0; i < 5; i++) {
-                assertEquals(k.sgeBlock(w, i), RawMemory.getLong(k.wr(w, i) + SendRequests.SG_LIST_OFFSET), "slot " + i);
-                assertEquals(100L + i, RawMemory.getLong(k.wr(w, i) + SendRequests.WR_ID_OFFSET));
+                assertEquals(k.sgeBlock(w, i), RawMemory.getLong(k.wr(w, i) + Wr.SG_LIST), "slot " + i);
+                assertEquals(100L + i, RawMemory.getLong(k.wr(w, i) + Wr.WR_ID));
                 assertSge(k.sgeBlock(w, i), 2, 0x10_0000L + i * 4096L, 4096 + i, 7 + i);
                 assertEquals(100L + i, k.at(w, i).getWrId());
             }
@@ -168,14 +171,14 @@ class WorkRequestsTest {
             k.at(w, 2).putWrId(30);
             k.at(w, 1).zero();
             long a = k.wr(w, 1);
-            assertEquals(k.wr(w, 2), RawMemory.getLong(a + SendRequests.NEXT_OFFSET), "next survives clear()");
-            assertEquals(k.sgeBlock(w, 1), RawMemory.getLong(a + SendRequests.SG_LIST_OFFSET), "sg_list survives clear()");
+            assertEquals(k.wr(w, 2), RawMemory.getLong(a + Wr.NEXT), "next survives clear()");
+            assertEquals(k.sgeBlock(w, 1), RawMemory.getLong(a + Wr.SG_LIST), "sg_list survives clear()");
             for (int off = 0; off < k.wrSize(); off += 8) {
-                if (off != SendRequests.NEXT_OFFSET && off != SendRequests.SG_LIST_OFFSET) {
+                if (off != Wr.NEXT && off != Wr.SG_LIST) {
                     assertEquals(0L, RawMemory.getLong(a + off), "byte " + off + " after clear()");
                 }
             }
-            for (int off = 0; off < 2 * SendRequests.SGE_SIZE; off += 8) {
+            for (int off = 0; off < 2 * Wr.SGE_SIZE; off += 8) {
                 assertEquals(0L, RawMemory.getLong(k.sgeBlock(w, 1) + off), "SGE byte " + off + " after clear()");
             }
             assertEquals(30L, k.at(w, 2).getWrId(), "the next slot is left alone");
@@ -221,7 +224,7 @@ class WorkRequestsTest {
             assertEquals("count 0: must be 1..2", assertThrows(IllegalArgumentException.class, () -> k.count(w, 0)).getMessage());
             assertEquals("count 3: must be 1..2", assertThrows(IllegalArgumentException.class, () -> k.count(w, 3)).getMessage());
             assertEquals(1, w.count(), "a refused count changes nothing");
-            assertEquals(0L, RawMemory.getLong(k.wr(w, 0) + SendRequests.NEXT_OFFSET));
+            assertEquals(0L, RawMemory.getLong(k.wr(w, 0) + Wr.NEXT));
         }
     }
 

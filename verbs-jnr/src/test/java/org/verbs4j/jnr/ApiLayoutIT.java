@@ -1,5 +1,9 @@
 package org.verbs4j.jnr;
 
+import org.verbs4j.api.internal.WrLayout.Wr;
+import org.verbs4j.api.internal.WrLayout.SendWr;
+import org.verbs4j.api.internal.WrLayout.RecvWr;
+import org.verbs4j.api.internal.WrLayout.Wc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,8 +48,8 @@ class ApiLayoutIT {
         {WorkCompletions.class, "", WC, ""},
     };
 
-    private static final Map<String, String> SIZES = Map.of("SendRequests.WR_SIZE", SEND_WR, "SendRequests.SGE_SIZE", SGE,
-            "ReceiveRequests.WR_SIZE", RECV_WR, "WorkCompletions.WC_SIZE", WC);
+    private static final Map<String, String> SIZES = Map.of("SendWr.WR_SIZE", SEND_WR, "Wr.SGE_SIZE", SGE,
+            "RecvWr.WR_SIZE", RECV_WR, "Wc.WC_SIZE", WC);
 
     /** Bytes each flyweight reads or writes at a member (putLong/getLong 8, putInt/getInt 4, getUShort 2, getUByte 1). */
     private static final Map<String, String> WIDTHS = Map.of(
