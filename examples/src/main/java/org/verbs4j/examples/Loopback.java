@@ -26,6 +26,10 @@ import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.TransportType;
+import org.verbs4j.examples.cli.CommandLine;
+import org.verbs4j.examples.cli.Option;
+import org.verbs4j.examples.cli.OptionParser;
+import org.verbs4j.examples.cli.Values;
 import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.examples.LoopbackChecks.Failure;
 
@@ -53,46 +57,40 @@ public final class Loopback {
         this.iters = iters;
     }
 
+    static final Option<String> DEVICE = Option.of('d', "ib-dev", "DEVICE", Values.string(), null,
+            "use device DEVICE").defaultText("the first InfiniBand or RoCE device");
+    static final Option<Integer> GID_INDEX = Option.of('g', "gid-idx", "GID_INDEX", Values.intIn(0, 65535), -1,
+            "source GID index on RoCE").defaultText("the IPv4-mapped RoCE v2 GID of port 1");
+    static final Option<Integer> SIZE = Option.of('s', "size", "SIZE", Values.intIn(8, 1 << 28), 1024,
+            "message size in bytes (at least 8)");
+    static final Option<Integer> ITERS = Option.of('n', "iters", "ITERS", Values.intIn(1, Integer.MAX_VALUE), 100,
+            "ping-pong round trips");
+    static final OptionParser PARSER = new OptionParser("loopback").synopsis("[options]", null)
+            .add(DEVICE, GID_INDEX, SIZE, ITERS);
+
     public static void main(String[] args) {
-        String deviceName = null;
-        int gidIndex = -1;
-        int size = 1024;
-        int iters = 100;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-d": deviceName = args[++i]; break;
-                    case "-g": gidIndex = Integer.parseInt(args[++i]); break;
-                    case "-s": size = Integer.parseInt(args[++i]); break;
-                    case "-n": iters = Integer.parseInt(args[++i]); break;
-                    case "-h": usage(0); break;
-                    default: usage(2);
-                }
-            }
-        } catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
-            usage(2);
-        }
-        if (size < 8 || size > (1 << 28) || iters < 1) {
-            System.err.println("loopback: -s must be 8..268435456 bytes and -n at least 1");
-            System.exit(2);
-        }
-        RdmaDevice device = pickDevice(deviceName);
+        System.exit(PARSER.launch(args, System.out, System.err, c -> c, Loopback::run));
+    }
+
+    private static int run(CommandLine c) {
+        RdmaDevice device = pickDevice(c.get(DEVICE));
         if (device.transportType() == TransportType.IWARP) {
             System.out.println(device.name() + " is an iWARP device. iWARP queue pairs connect only through rdma_cm"
                     + " (the kernel's iWARP connection manager sets them up over a TCP connection); they cannot be"
-                    + " moved to RTS by hand as this example does. The rdma_cm connection API is coming in verbs4j;"
-                    + " until then run this example on an InfiniBand or RoCE device (-d).");
-            System.exit(2);
+                    + " moved to RTS by hand as this example does. On iWARP run examples/bin/cm-pingpong or"
+                    + " examples/bin/rping, which connect through rdma_cm; or run this example on an InfiniBand"
+                    + " or RoCE device (-d).");
+            return 2;
         }
         if (device.transportType() != TransportType.IB) {
             System.out.println(device.name() + " has transport " + device.transportType().text()
                     + "; this example needs InfiniBand or RoCE (transport IB)");
-            System.exit(2);
+            return 2;
         }
-        Loopback run = new Loopback(size, iters);
+        Loopback run = new Loopback(c.get(SIZE), c.get(ITERS));
         LoopbackChecks checks = run.checks;
         try {
-            run.run(device, gidIndex);
+            run.run(device, c.get(GID_INDEX));
         } catch (RuntimeException e) {
             // Failure: the run cannot go on; VerbsException: a verb failed (its message says which and why)
             checks.check(false, e instanceof Failure ? e.getMessage() : e.toString());
@@ -103,16 +101,7 @@ public final class Loopback {
         } else {
             System.out.println("FAIL  " + checks.failures() + " of " + checks.checks() + " checks failed");
         }
-        System.exit(checks.failures() == 0 ? 0 : 1);
-    }
-
-    private static void usage(int status) {
-        System.err.println("usage: loopback [-d DEVICE] [-g GID_INDEX] [-s SIZE] [-n ITERS]");
-        System.err.println("  -d  device (default: the first InfiniBand or RoCE device)");
-        System.err.println("  -g  source GID index on RoCE (default: the IPv4-mapped RoCE v2 GID of port 1)");
-        System.err.println("  -s  message size in bytes (default 1024, at least 8)");
-        System.err.println("  -n  ping-pong round trips (default 100)");
-        System.exit(status);
+        return checks.failures() == 0 ? 0 : 1;
     }
 
     /** The named device, or the first one whose transport is IB (InfiniBand or RoCE). */
