@@ -6,6 +6,7 @@ import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.Gid;
 import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpAttributes;
 import org.verbs4j.api.PortState;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.RdmaDevice;
@@ -147,6 +148,12 @@ public final class InfiniBandProvider extends AbstractFabricProvider {
                     + "verbs4j peer)");
         }
         return withGrh(av, remote.gid(), sourceGid.index(), o, DEFAULT_HOP_LIMIT);
+    }
+
+    /** RESET → INIT with the P_Key index checked against the port's P_Key table ({@link #pkeyIndex}). */
+    @Override
+    public QpAttributes initAttributes(PortAttributes port, int accessFlags, FabricOptions options) {
+        return super.initAttributes(port, accessFlags, options).pkeyIndex(pkeyIndex(port, options));
     }
 
     /**

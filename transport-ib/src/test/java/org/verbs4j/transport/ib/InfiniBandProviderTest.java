@@ -275,6 +275,16 @@ class InfiniBandProviderTest {
         assertTrue(e.getMessage().contains("128 entries"), e.getMessage());
     }
 
+    @Test
+    void initTransitionChecksThePkeyIndexAgainstTheTable() {
+        // QpConnector takes INIT from the provider: an index past the 128-entry table fails before any modify
+        assertEquals(127, ib.initAttributes(SCORPIO_IB.attributes(), 0, FabricOptions.defaults().pkeyIndex(127))
+                .pkeyIndex());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ib.initAttributes(SCORPIO_IB.attributes(), 0, FabricOptions.defaults().pkeyIndex(128)));
+        assertTrue(e.getMessage().contains("outside the P_Key table"), e.getMessage());
+    }
+
     // ------------------------------------------------------------------ wire format
 
     @Test

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.verbs4j.api.Access;
 import org.verbs4j.api.AddressVector;
+import org.verbs4j.api.Fabric;
 import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.LinkLayer;
 import org.verbs4j.api.NodeType;
@@ -50,6 +52,34 @@ class FabricSelectionTest {
         Set<String> names = Fabrics.providers().stream().map(FabricProvider::name).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(new TreeSet<>(List.of("ib", "iwarp", "roce")), names);
         assertEquals(3, Fabrics.providers().size(), Fabrics.providers().toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("allPorts")
+    void theUsersFabricAnswersWhatThePortsProviderDecides(RecordedPort p) {
+        Fabric f = Fabric.of(p.device(), p.attributes(), null);
+        boolean iwarp = Recorded.expectedFabric(p).equals("iwarp");
+        assertEquals(Recorded.expectedFabric(p), f.name(), p.toString());
+        assertEquals(!iwarp, f.supportsManualConnection(), p.toString());
+        assertEquals(!iwarp, f.supportsUnreliableDatagram(), p.toString());
+        assertEquals(!iwarp, f.supportsImmediateData(), p.toString());
+        assertEquals(!iwarp, f.hasRnrRetry(), p.toString());
+        assertEquals(iwarp, f.activeSideSendsFirst(), p.toString());
+        assertEquals(iwarp ? Access.REMOTE_WRITE : 0, f.readSinkExtraAccess(), p.toString());
+        FabricProvider provider = Fabrics.forPort(p.device(), p.attributes(), null);
+        GidEntry expected;
+        try {
+            expected = provider.sourceGid(p.attributes(), p.gids(), null);
+        } catch (RuntimeException e) {
+            // a port that cannot carry traffic (IB port down) is refused alike, with the same words
+            RuntimeException same = assertThrows(e.getClass(), () -> f.sourceGid(p.gids()), p.toString());
+            assertEquals(e.getMessage(), same.getMessage());
+            expected = null;
+        }
+        if (expected != null) {
+            assertEquals(expected, f.sourceGid(p.gids()), p.toString());
+        }
+        assertEquals("roce", Fabric.of(p.device(), p.attributes(), FabricOptions.defaults().provider("roce")).name());
     }
 
     @ParameterizedTest
