@@ -1,5 +1,6 @@
 package org.verbs4j.bench;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -26,18 +27,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 class BenchmarkSmokeIT {
 
-    private static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: integration tests run inside the fabric lab (lab/run -- ...)");
-        }
-        return v;
-    }
-
     @Test
     void everyBenchmarkRunsOneIterationOnRxeAndSiw() throws RunnerException {
-        String rxe = env("FABRIC_LAB_RXE_DEV");
-        String siw = env("FABRIC_LAB_SIW_DEV");
+        String rxe = Lab.env("FABRIC_LAB_RXE_DEV");
+        String siw = Lab.env("FABRIC_LAB_SIW_DEV");
         System.setProperty(LoopbackQueuePair.DEVICE_PROPERTY, rxe); // HotPathBenchmark's device (rxe only)
         Options options = new OptionsBuilder()
                 .include("org\\.verbs4j\\.bench\\.")

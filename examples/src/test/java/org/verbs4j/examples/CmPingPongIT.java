@@ -1,5 +1,6 @@
 package org.verbs4j.examples;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -30,11 +31,11 @@ class CmPingPongIT {
             "round trip \\[usec\\]: min (\\S+)  median (\\S+)  avg (\\S+)  p99 (\\S+)  max (\\S+)");
 
     static String ip(String fabric) {
-        return PingPongLab.env(fabric.equals("roce") ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
+        return Lab.env(fabric.equals("roce") ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
     }
 
     static String device(String fabric) {
-        return PingPongLab.env(fabric.equals("roce") ? "FABRIC_LAB_RXE_DEV" : "FABRIC_LAB_SIW_DEV");
+        return Lab.env(fabric.equals("roce") ? "FABRIC_LAB_RXE_DEV" : "FABRIC_LAB_SIW_DEV");
     }
 
     static String launcher() {

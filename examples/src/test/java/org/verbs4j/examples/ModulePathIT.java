@@ -1,5 +1,6 @@
 package org.verbs4j.examples;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,7 +40,7 @@ class ModulePathIT {
                 "org.verbs4j.transport.iwarp")) {
             assertTrue(r.stdout().contains("org.verbs4j.api binds " + bound + " "), bound + " bound: " + r.describe());
         }
-        for (String dev : List.of(PingPongLab.env("FABRIC_LAB_RXE_DEV"), PingPongLab.env("FABRIC_LAB_SIW_DEV"))) {
+        for (String dev : List.of(Lab.env("FABRIC_LAB_RXE_DEV"), Lab.env("FABRIC_LAB_SIW_DEV"))) {
             assertTrue(r.stdout().contains("hca_id:\t" + dev + "\n"), dev + " listed: " + r.describe());
         }
     }

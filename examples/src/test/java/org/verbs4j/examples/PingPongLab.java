@@ -1,5 +1,6 @@
 package org.verbs4j.examples;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -59,29 +60,20 @@ final class PingPongLab {
         }
     }
 
-    static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: integration tests run inside the fabric lab (lab/run -- ...) "
-                    + "or on a machine where FABRIC_LAB_RXE_DEV / FABRIC_LAB_SIW_DEV name real devices");
-        }
-        return v;
-    }
-
     static String roceDevice() {
-        return env("FABRIC_LAB_RXE_DEV");
+        return Lab.env("FABRIC_LAB_RXE_DEV");
     }
 
     static String roceGidIndex() {
-        return env("FABRIC_LAB_RXE_GID_INDEX");
+        return Lab.env("FABRIC_LAB_RXE_GID_INDEX");
     }
 
     static String roceIp() {
-        return env("FABRIC_LAB_RXE_IP");
+        return Lab.env("FABRIC_LAB_RXE_IP");
     }
 
     static String iwarpDevice() {
-        return env("FABRIC_LAB_SIW_DEV");
+        return Lab.env("FABRIC_LAB_SIW_DEV");
     }
 
     static int nextPort() {

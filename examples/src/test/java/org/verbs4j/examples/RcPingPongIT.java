@@ -1,5 +1,6 @@
 package org.verbs4j.examples;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -128,7 +129,7 @@ class RcPingPongIT {
             List<String> args = new ArrayList<>(List.of("-d", siw, "-g", "0", "-n", "5", "-p",
                     Integer.toString(PingPongLab.nextPort())));
             if (client) {
-                args.add(PingPongLab.env("FABRIC_LAB_SIW_IP"));
+                args.add(Lab.env("FABRIC_LAB_SIW_IP"));
             }
             Run j = PingPongLab.run(PingPongLab.command(TOOL, true, args), Map.of());
             assertEquals(1, j.exit(), j.describe());
@@ -139,7 +140,7 @@ class RcPingPongIT {
         int port = PingPongLab.nextPort();
         List<String> args = List.of("-d", siw, "-g", "0", "-n", "5", "-p", Integer.toString(port));
         List<String> clientArgs = new ArrayList<>(args);
-        clientArgs.add(PingPongLab.env("FABRIC_LAB_SIW_IP"));
+        clientArgs.add(Lab.env("FABRIC_LAB_SIW_IP"));
         PairRun c = PingPongLab.pair("rc-siw-c", PingPongLab.command(TOOL, false, args),
                 PingPongLab.command(TOOL, false, clientArgs), port, Map.of(), Map.of());
         assertNotEquals(0, c.server().exit(), c.describe());

@@ -1,5 +1,6 @@
 package org.verbs4j.examples;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
@@ -40,7 +41,7 @@ final class RpingLab {
         }
 
         String ip() {
-            return PingPongLab.env(ipVariable);
+            return Lab.env(ipVariable);
         }
     }
 

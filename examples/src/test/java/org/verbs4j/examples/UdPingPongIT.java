@@ -1,5 +1,6 @@
 package org.verbs4j.examples;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.verbs4j.examples.PingPongLab.Pairing.C_SERVER_JAVA_CLIENT;
@@ -99,7 +100,7 @@ class UdPingPongIT {
         for (boolean client : new boolean[] {false, true}) {
             List<String> args = new ArrayList<>(List.of("-d", siw, "-n", "5", "-p", Integer.toString(PingPongLab.nextPort())));
             if (client) {
-                args.add(PingPongLab.env("FABRIC_LAB_SIW_IP"));
+                args.add(Lab.env("FABRIC_LAB_SIW_IP"));
             }
             Run j = PingPongLab.run(PingPongLab.command(TOOL, true, args), Map.of());
             assertEquals(1, j.exit(), j.describe());

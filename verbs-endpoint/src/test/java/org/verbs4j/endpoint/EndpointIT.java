@@ -1,5 +1,6 @@
 package org.verbs4j.endpoint;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -54,21 +55,13 @@ class EndpointIT {
         SERVER.shutdownNow();
     }
 
-    static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: integration tests run inside the fabric lab (lab/run -- ...)");
-        }
-        return v;
-    }
-
     /** "rxe" or "siw" → the lab device's IP address. */
     static String ip(String fabric) {
-        return env(fabric.equals("rxe") ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
+        return Lab.env(fabric.equals("rxe") ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
     }
 
     static String device(String fabric) {
-        return env(fabric.equals("rxe") ? "FABRIC_LAB_RXE_DEV" : "FABRIC_LAB_SIW_DEV");
+        return Lab.env(fabric.equals("rxe") ? "FABRIC_LAB_RXE_DEV" : "FABRIC_LAB_SIW_DEV");
     }
 
     static InetSocketAddress next(String fabric) {

@@ -1,5 +1,6 @@
 package org.verbs4j.bench.perf;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -39,29 +40,20 @@ class VerbsPerfIT {
     static final long RUN_TIMEOUT_SECONDS = 240;
     private static final AtomicInteger NEXT_PORT = new AtomicInteger(19600);
 
-    static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: integration tests run inside the fabric lab (lab/run -- ...) "
-                    + "or on a machine where FABRIC_LAB_RXE_DEV / FABRIC_LAB_SIW_DEV name real devices");
-        }
-        return v;
-    }
-
     /** Where one test runs: device, the server address the client uses, and how the QPs connect. */
     enum Fabric {
         RXE_TCP, RXE_CM, SIW_CM;
 
         List<String> args() {
             return switch (this) {
-                case RXE_TCP -> List.of("-d", env("FABRIC_LAB_RXE_DEV"), "-x", env("FABRIC_LAB_RXE_GID_INDEX"));
-                case RXE_CM -> List.of("-d", env("FABRIC_LAB_RXE_DEV"), "-R");
-                case SIW_CM -> List.of("-d", env("FABRIC_LAB_SIW_DEV"), "-R");
+                case RXE_TCP -> List.of("-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"));
+                case RXE_CM -> List.of("-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-R");
+                case SIW_CM -> List.of("-d", Lab.env("FABRIC_LAB_SIW_DEV"), "-R");
             };
         }
 
         String host() {
-            return this == SIW_CM ? env("FABRIC_LAB_SIW_IP") : env("FABRIC_LAB_RXE_IP");
+            return this == SIW_CM ? Lab.env("FABRIC_LAB_SIW_IP") : Lab.env("FABRIC_LAB_RXE_IP");
         }
     }
 
@@ -226,9 +218,9 @@ class VerbsPerfIT {
     void iwarpSendBandwidthRunsOnReceiveCredits() throws Exception {
         int port = NEXT_PORT.getAndAdd(2);
         int iters = 400;
-        List<String> a = List.of("send_bw", "-d", env("FABRIC_LAB_SIW_DEV"), "-R", "-p", Integer.toString(port),
+        List<String> a = List.of("send_bw", "-d", Lab.env("FABRIC_LAB_SIW_DEV"), "-R", "-p", Integer.toString(port),
                 "-s", Long.toString(SIZE), "-n", Integer.toString(iters), "-r", "16", "-t", "8");
-        Pair p = runPair(a, withHost(a, env("FABRIC_LAB_SIW_IP")));
+        Pair p = runPair(a, withHost(a, Lab.env("FABRIC_LAB_SIW_IP")));
         String d = String.join(" ", a) + "\n" + p.describe();
         assertEquals(0, p.server().exit(), "server exit status\n" + d);
         assertEquals(0, p.client().exit(), "client exit status\n" + d);
@@ -241,14 +233,14 @@ class VerbsPerfIT {
     @Test
     void iwarpWithoutRdmaCmSaysToUseIt() throws Exception {
         int port = NEXT_PORT.getAndAdd(2);
-        List<String> a = List.of("write_lat", "-d", env("FABRIC_LAB_SIW_DEV"), "-p", Integer.toString(port), "-n", "5");
-        Pair p = runPair(a, withHost(a, env("FABRIC_LAB_SIW_IP")));
+        List<String> a = List.of("write_lat", "-d", Lab.env("FABRIC_LAB_SIW_DEV"), "-p", Integer.toString(port), "-n", "5");
+        Pair p = runPair(a, withHost(a, Lab.env("FABRIC_LAB_SIW_IP")));
         String d = p.describe();
         assertEquals(1, p.server().exit(), d);
         assertEquals(1, p.client().exit(), d);
         assertTrue(p.server().err().contains("iWARP device: its queue pairs connect through rdma_cm only"), d);
         assertTrue(p.server().err().contains("with -R"), d);
-        assertTrue(p.client().err().contains("the server refused: " + env("FABRIC_LAB_SIW_DEV") + " is an iWARP device"), d);
+        assertTrue(p.client().err().contains("the server refused: " + Lab.env("FABRIC_LAB_SIW_DEV") + " is an iWARP device"), d);
     }
 
     @Test
@@ -267,9 +259,9 @@ class VerbsPerfIT {
     @Test
     void allSizesUpToALimit() throws Exception {
         int port = NEXT_PORT.getAndAdd(2);
-        List<String> a = List.of("write_lat", "-d", env("FABRIC_LAB_RXE_DEV"), "-x", env("FABRIC_LAB_RXE_GID_INDEX"),
+        List<String> a = List.of("write_lat", "-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"),
                 "-p", Integer.toString(port), "-n", "10", "-a", "--max_size=16");
-        Pair p = runPair(a, withHost(a, env("FABRIC_LAB_RXE_IP")));
+        Pair p = runPair(a, withHost(a, Lab.env("FABRIC_LAB_RXE_IP")));
         String d = p.describe();
         assertEquals(0, p.server().exit(), d);
         assertEquals(0, p.client().exit(), d);
@@ -284,9 +276,9 @@ class VerbsPerfIT {
     void durationModeCountsTheSamplePeriod() throws Exception {
         for (PerfTest t : List.of(PerfTest.WRITE_LAT, PerfTest.WRITE_BW)) {
             int port = NEXT_PORT.getAndAdd(2);
-            List<String> a = List.of(t.command(), "-d", env("FABRIC_LAB_RXE_DEV"), "-x", env("FABRIC_LAB_RXE_GID_INDEX"),
+            List<String> a = List.of(t.command(), "-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"),
                     "-p", Integer.toString(port), "-s", Long.toString(SIZE), "-D", "4");
-            Pair p = runPair(a, withHost(a, env("FABRIC_LAB_RXE_IP")));
+            Pair p = runPair(a, withHost(a, Lab.env("FABRIC_LAB_RXE_IP")));
             String d = String.join(" ", a) + "\n" + p.describe();
             assertEquals(0, p.server().exit(), d);
             assertEquals(0, p.client().exit(), d);

@@ -1,5 +1,6 @@
 package org.verbs4j.transport.iwarp;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -44,15 +45,6 @@ import org.verbs4j.api.spi.Fabrics;
 class IwarpProviderIT {
     private static final int PORT = 1;
 
-    private static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: this integration test runs inside the fabric lab (lab/run -- ...) or on a "
-                    + "machine where FABRIC_LAB_SIW_DEV / FABRIC_LAB_RXE_DEV name real iWARP / RoCE devices");
-        }
-        return v;
-    }
-
     private static List<String> serving(RdmaDevice device, PortAttributes port) {
         return Fabrics.providers().stream().filter(f -> f.serves(device, port)).map(FabricProvider::name)
                 .collect(Collectors.toList());
@@ -60,7 +52,7 @@ class IwarpProviderIT {
 
     @Test
     void forPortPicksIwarpForSiwAndSourceGidIsGid0() throws IOException {
-        String name = env("FABRIC_LAB_SIW_DEV");
+        String name = Lab.env("FABRIC_LAB_SIW_DEV");
         RdmaDevice device = Rdma.device(name);
         assertEquals(TransportType.IWARP, device.transportType());
         assertEquals(3, Fabrics.providers().size(), "ib, roce and iwarp on the class path: " + Fabrics.providers());
@@ -89,7 +81,7 @@ class IwarpProviderIT {
 
     @Test
     void bothLabDevicesGetExactlyOneProviderEach() {
-        for (String[] devFabric : new String[][] {{env("FABRIC_LAB_RXE_DEV"), "roce"}, {env("FABRIC_LAB_SIW_DEV"), "iwarp"}}) {
+        for (String[] devFabric : new String[][] {{Lab.env("FABRIC_LAB_RXE_DEV"), "roce"}, {Lab.env("FABRIC_LAB_SIW_DEV"), "iwarp"}}) {
             RdmaDevice device = Rdma.device(devFabric[0]);
             try (DeviceContext ctx = device.open()) {
                 PortAttributes port = ctx.queryPort(PORT);
@@ -107,7 +99,7 @@ class IwarpProviderIT {
      */
     @Test
     void siwRefusesAQueuePairConnectedByHand() {
-        String name = env("FABRIC_LAB_SIW_DEV");
+        String name = Lab.env("FABRIC_LAB_SIW_DEV");
         try (DeviceContext ctx = Rdma.open(name);
                 ProtectionDomain pd = ctx.allocProtectionDomain();
                 CompletionQueue cq = ctx.createCompletionQueue(8);

@@ -1,5 +1,6 @@
 package org.verbs4j.transport.roce;
 
+import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -50,16 +51,6 @@ import org.verbs4j.api.spi.Fabrics;
 class RoceProviderIT {
     private static final int PORT = 1;
 
-    private static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: this integration test runs inside the fabric lab (lab/run -- ...) or on a "
-                    + "machine where FABRIC_LAB_RXE_DEV, FABRIC_LAB_RXE_IP and FABRIC_LAB_RXE_GID_INDEX describe a "
-                    + "real RoCE device");
-        }
-        return v;
-    }
-
     private static String sysfs(String device, String path) {
         try {
             return Files.readString(Path.of("/sys/class/infiniband", device, "ports", String.valueOf(PORT), path),
@@ -71,8 +62,8 @@ class RoceProviderIT {
 
     @Test
     void forPortPicksRoceAndTheLabsGidIndex() {
-        String name = env("FABRIC_LAB_RXE_DEV");
-        int labIndex = Integer.parseInt(env("FABRIC_LAB_RXE_GID_INDEX"));
+        String name = Lab.env("FABRIC_LAB_RXE_DEV");
+        int labIndex = Integer.parseInt(Lab.env("FABRIC_LAB_RXE_GID_INDEX"));
         RdmaDevice device = Rdma.device(name);
         try (DeviceContext ctx = device.open()) {
             PortAttributes port = ctx.queryPort(PORT);
@@ -84,7 +75,7 @@ class RoceProviderIT {
             GidEntry g = f.sourceGid(port, table, FabricOptions.defaults());
             assertEquals(labIndex, g.index(), "table: " + table);
             assertEquals(GidType.ROCE_V2, g.type());
-            assertEquals(Gid.parse(env("FABRIC_LAB_RXE_IP")), g.gid());
+            assertEquals(Gid.parse(Lab.env("FABRIC_LAB_RXE_IP")), g.gid());
             // the same entry as the kernel shows it, read independently of libibverbs
             assertEquals(g.gid(), Gid.parse(sysfs(name, "gids/" + labIndex)));
             assertEquals("RoCE v2", sysfs(name, "gid_attrs/types/" + labIndex));
@@ -98,7 +89,7 @@ class RoceProviderIT {
 
     @Test
     void anExplicitIndexWinsAndAMissingOneListsTheRealTable() {
-        String name = env("FABRIC_LAB_RXE_DEV");
+        String name = Lab.env("FABRIC_LAB_RXE_DEV");
         RdmaDevice device = Rdma.device(name);
         try (DeviceContext ctx = device.open()) {
             PortAttributes port = ctx.queryPort(PORT);
@@ -111,7 +102,7 @@ class RoceProviderIT {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> roce.sourceGid(port, table, FabricOptions.defaults().gidIndex(missing)));
             assertTrue(e.getMessage().contains("GID index " + missing + " is not in the GID table of port 1")
-                    && e.getMessage().contains("(IPv4 " + env("FABRIC_LAB_RXE_IP") + ")"), e.getMessage());
+                    && e.getMessage().contains("(IPv4 " + Lab.env("FABRIC_LAB_RXE_IP") + ")"), e.getMessage());
         }
     }
 
@@ -123,7 +114,7 @@ class RoceProviderIT {
      */
     @Test
     void queuePairsConnectedWithQpConnectorCarryASendAndAnRdmaWrite() {
-        String name = env("FABRIC_LAB_RXE_DEV");
+        String name = Lab.env("FABRIC_LAB_RXE_DEV");
         byte[] message = "hello over RoCE v2 through QpConnector".getBytes(StandardCharsets.US_ASCII);
         byte[] written = "written by RDMA WRITE".getBytes(StandardCharsets.US_ASCII);
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
@@ -135,7 +126,7 @@ class RoceProviderIT {
             QpConnector cb = QpConnector.builder(ctx, b).port(PORT).access(Access.REMOTE_WRITE).psn(0x0b0b0b).prepare();
             assertEquals(QpState.INIT, a.state());
             assertEquals("roce", ca.fabricName());
-            assertEquals(Integer.parseInt(env("FABRIC_LAB_RXE_GID_INDEX")), ca.sourceGid().index());
+            assertEquals(Integer.parseInt(Lab.env("FABRIC_LAB_RXE_GID_INDEX")), ca.sourceGid().index());
             // receives may be posted in INIT, before the peer is known
             t.recv.at(0).wrId(2).sge(t.mrB.address(), 4096, t.mrB.lkey());
             b.postReceive(t.recv);
@@ -179,7 +170,7 @@ class RoceProviderIT {
      */
     @Test
     void datagramQueuePairsConnectedWithQpConnectorCarryADatagram() {
-        String name = env("FABRIC_LAB_RXE_DEV");
+        String name = Lab.env("FABRIC_LAB_RXE_DEV");
         byte[] message = "a datagram through QpConnector".getBytes(StandardCharsets.US_ASCII);
         int qkey = 0x0badcafe;
         try (Two t = new Two(name, QpType.UD, Access.LOCAL_WRITE)) {

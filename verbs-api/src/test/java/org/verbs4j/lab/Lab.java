@@ -1,4 +1,4 @@
-package org.verbs4j.jnr;
+package org.verbs4j.lab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The devices integration tests run on: the fabric lab's (lab/run sets FABRIC_LAB_*), or a real
  * machine's when the same variables are set by hand. Integration tests fail, never skip, when a
- * device the lab promises is missing: a skipped lab must not look green.
+ * device the lab promises is missing: a skipped lab must not look green. Shared by every module's tests
+ * through verbs-api's test-jar (this package only).
  */
 public final class Lab {
     private Lab() {
