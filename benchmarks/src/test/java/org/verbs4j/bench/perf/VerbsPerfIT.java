@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,14 +65,7 @@ class VerbsPerfIT {
         return a.stream();
     }
 
-    /** One side's exit status and output. */
-    record Side(int exit, String out, String err) {
-        String describe(String role) {
-            return role + ": exit " + exit + "\n--- stdout:\n" + out + "--- stderr:\n" + err;
-        }
-    }
-
-    record Pair(Side server, Side client) {
+    record Pair(PerfSide server, PerfSide client) {
         String describe() {
             return server.describe("server") + "\n" + client.describe("client");
         }
@@ -82,23 +73,13 @@ class VerbsPerfIT {
 
     /** Runs server and client of {@code args} as two threads of this JVM (the client gets the host appended). */
     static Pair runPair(List<String> serverArgs, List<String> clientArgs) throws Exception {
-        CompletableFuture<Side> server = CompletableFuture.supplyAsync(() -> runSide(serverArgs));
+        CompletableFuture<PerfSide> server = CompletableFuture.supplyAsync(() -> PerfSide.run(serverArgs));
         // the client's channel retries a refused connection for 10 s while the server starts listening
-        Side client = runSide(clientArgs);
-        Side s = server.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        PerfSide client = PerfSide.run(clientArgs);
+        PerfSide s = server.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         return new Pair(s, client);
     }
 
-    static Side runSide(List<String> args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc;
-        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            rc = VerbsPerf.run(args.toArray(new String[0]), o, e);
-        }
-        return new Side(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
 
     static List<String> args(PerfTest t, Fabric f, int port, String... more) {
         List<String> a = new ArrayList<>();
@@ -181,7 +162,7 @@ class VerbsPerfIT {
         String d = String.join(" ", a) + "\n" + p.describe();
         assertEquals(0, p.server().exit(), "server exit status\n" + d);
         assertEquals(0, p.client().exit(), "client exit status\n" + d);
-        for (Side s : List.of(p.server(), p.client())) {
+        for (PerfSide s : List.of(p.server(), p.client())) {
             assertTrue(s.out().contains("                    " + t.title()), "the header's title\n" + d);
             assertTrue(s.out().contains(" rdma_cm QPs\t : " + (f == Fabric.RXE_TCP ? "OFF" : "ON")), "rdma_cm line\n" + d);
             assertTrue(s.out().contains(" remote address: LID "), "the peer's address line\n" + d);
@@ -265,7 +246,7 @@ class VerbsPerfIT {
         String d = p.describe();
         assertEquals(0, p.server().exit(), d);
         assertEquals(0, p.client().exit(), d);
-        for (Side s : List.of(p.server(), p.client())) {
+        for (PerfSide s : List.of(p.server(), p.client())) {
             List<Long> sizes = s.out().lines().filter(l -> l.matches(" \\d+ +10 .*"))
                     .map(l -> Long.parseLong(l.trim().split("\\s+")[0])).toList();
             assertEquals(List.of(2L, 4L, 8L, 16L), sizes, d);
@@ -284,7 +265,7 @@ class VerbsPerfIT {
             assertEquals(0, p.client().exit(), d);
             if (t == PerfTest.WRITE_LAT) {
                 // -D: " #bytes #iterations t_avg[usec] tps average", on both sides
-                for (Side side : List.of(p.server(), p.client())) {
+                for (PerfSide side : List.of(p.server(), p.client())) {
                     double[] v = resultLine(side.out(), PerfFormat.LAT_DURATION_COLUMNS, d);
                     assertEquals(4, v.length, d);
                     assertEquals(SIZE, (long) v[0], d);
@@ -333,14 +314,14 @@ class VerbsPerfIT {
         } finally {
             server.destroyForcibly();
         }
-        Side s = new Side(server.exitValue(), read(logs.resolve("server.out")), read(logs.resolve("server.err")));
-        Side cl = new Side(client.exitValue(), read(logs.resolve("client.out")), read(logs.resolve("client.err")));
+        PerfSide s = new PerfSide(server.exitValue(), read(logs.resolve("server.out")), read(logs.resolve("server.err")));
+        PerfSide cl = new PerfSide(client.exitValue(), read(logs.resolve("client.out")), read(logs.resolve("client.err")));
         String d = new Pair(s, cl).describe();
         assertEquals(0, s.exit(), d);
         assertEquals(0, cl.exit(), d);
         assertLatency(resultLine(s.out(), PerfFormat.LAT_COLUMNS, d), LAT_ITERS, d);
         assertLatency(resultLine(cl.out(), PerfFormat.LAT_COLUMNS, d), LAT_ITERS, d);
-        for (Side side : List.of(s, cl)) {
+        for (PerfSide side : List.of(s, cl)) {
             Matcher m = Pattern.compile("the measured loop allocated (\\d+) bytes").matcher(side.err());
             assertTrue(m.find(), "the allocation line\n" + d);
             assertEquals(0, Long.parseLong(m.group(1)), "bytes the send_lat loop allocated\n" + d);
