@@ -12,6 +12,11 @@ import org.verbs4j.endpoint.EndpointOptions;
 import org.verbs4j.endpoint.EndpointServer;
 import org.verbs4j.endpoint.Endpoints;
 import org.verbs4j.endpoint.RdmaEndpoint;
+import org.verbs4j.examples.cli.CommandLine;
+import org.verbs4j.examples.cli.Option;
+import org.verbs4j.examples.cli.OptionParser;
+import org.verbs4j.examples.cli.UsageException;
+import org.verbs4j.examples.cli.Values;
 
 /**
  * A send/receive ping-pong over verbs4j's connection-level API ({@link Endpoints}), the same code on every
@@ -33,126 +38,79 @@ import org.verbs4j.endpoint.RdmaEndpoint;
 public final class CmPingPong {
     static final int DEFAULT_PORT = 18516;
 
-    int port = DEFAULT_PORT;
+    int port;
     String bind;
     String server;
-    int size = 4096;
-    int iters = 1000;
-    int rxDepth = 16;
+    int size;
+    int iters;
+    int rxDepth;
     boolean validate;
     boolean manual;
     String device;
-    int ibPort = 1;
-    int timeoutSeconds = 60;
+    int ibPort;
+    int timeoutSeconds;
+
+    static final Option<Integer> PORT = Option.of('p', "port", "PORT", Values.intIn(1, 65535), DEFAULT_PORT,
+            "listen on/connect to port PORT");
+    static final Option<String> BIND = Option.of('b', "bind", "ADDR", Values.string(), null,
+            "server: listen on ADDR").defaultText("0.0.0.0, every RDMA device");
+    static final Option<Integer> SIZE = Option.of('s', "size", "SIZE", Values.intIn(1, Integer.MAX_VALUE), 4096,
+            "size of message to exchange");
+    static final Option<Integer> ITERS = Option.of('n', "iters", "ITERS", Values.intIn(1, Integer.MAX_VALUE), 1000,
+            "number of exchanges");
+    static final Option<Integer> RX_DEPTH = Option.of('r', "rx-depth", "DEPTH", Values.intIn(1, 1 << 16), 16,
+            "number of receives to post at a time");
+    static final Option<Boolean> CHECK = Option.flag('c', "chk", "validate received buffer");
+    static final Option<Boolean> MANUAL = Option.flag('M', "manual",
+            "connect with a TCP exchange instead of rdma_cm (not on iWARP)");
+    static final Option<String> DEVICE = Option.of('d', "ib-dev", "DEVICE", Values.string(), null,
+            "with -M: use IB device DEVICE").defaultText("the first device with an active port");
+    static final Option<Integer> IB_PORT = Option.of('i', "ib-port", "PORT", Values.intIn(1, 255), 1,
+            "use port PORT of the IB device");
+    static final Option<Integer> TIMEOUT = Option.of('t', "timeout", "SECONDS", Values.intIn(1, 86400), 60,
+            "connection and idle timeout");
+    static final OptionParser PARSER = new OptionParser("cm-pingpong")
+            .synopsis("[options]", "start a server and wait for connection")
+            .synopsis("[options] HOST", "connect to server at HOST")
+            .operands(0, 1)
+            .add(PORT, BIND, SIZE, ITERS, RX_DEPTH, CHECK, MANUAL, DEVICE, IB_PORT, TIMEOUT);
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        CmPingPong p;
-        try {
-            p = parse(args);
-        } catch (IllegalArgumentException e) {
-            err.println("cm-pingpong: " + e.getMessage());
-            usage(out);
-            return 1;
-        }
-        if (p == null) {
-            usage(out);
-            return 0;
-        }
-        try {
-            return p.server == null ? p.serve(out) : p.client(out);
-        } catch (RuntimeException e) {
-            err.println("cm-pingpong: " + e.getMessage());
-            return 1;
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        return PARSER.launch(args, out, err, CmPingPong::of, p -> {
+            try {
+                return p.server == null ? p.serve(out) : p.client(out);
+            } catch (RuntimeException e) {
+                err.println("cm-pingpong: " + e.getMessage());
+                return 1;
+            } finally {
+                out.flush();
+                err.flush();
+            }
+        });
     }
 
-    static void usage(PrintStream out) {
-        out.println("Usage:");
-        out.println("  cm-pingpong            start a server and wait for connection");
-        out.println("  cm-pingpong <host>     connect to server at <host>");
-        out.println();
-        out.println("Options:");
-        out.println("  -p, --port=<port>      listen on/connect to port <port> (default " + DEFAULT_PORT + ")");
-        out.println("  -b, --bind=<addr>      server: listen on <addr> (default 0.0.0.0, every RDMA device)");
-        out.println("  -s, --size=<size>      size of message to exchange (default 4096)");
-        out.println("  -n, --iters=<iters>    number of exchanges (default 1000)");
-        out.println("  -r, --rx-depth=<dep>   number of receives to post at a time (default 16)");
-        out.println("  -c, --chk              validate received buffer");
-        out.println("  -M, --manual           connect with a TCP exchange instead of rdma_cm (not on iWARP)");
-        out.println("  -d, --ib-dev=<dev>     with -M: use IB device <dev> (default first device with an active port)");
-        out.println("  -i, --ib-port=<port>   use port <port> of IB device (default 1)");
-        out.println("  -t, --timeout=<sec>    connection and idle timeout (default 60)");
-    }
-
-    /** Parses the command line; {@code null} for {@code -h}. */
-    static CmPingPong parse(String[] args) {
+    /** The settings of a parsed command line. */
+    static CmPingPong of(CommandLine c) throws UsageException {
         CmPingPong p = new CmPingPong();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            String name = a;
-            String value = null;
-            if (a.startsWith("--") && a.contains("=")) {
-                name = a.substring(0, a.indexOf('='));
-                value = a.substring(a.indexOf('=') + 1);
-            } else if (a.startsWith("-") && !a.startsWith("--") && a.length() > 2) {
-                name = a.substring(0, 2);
-                value = a.substring(2);
-            }
-            switch (name) {
-                case "-h": case "--help": return null;
-                case "-c": case "--chk": p.validate = true; continue;
-                case "-M": case "--manual": p.manual = true; continue;
-                default: break;
-            }
-            if (!name.startsWith("-")) {
-                if (p.server != null) {
-                    throw new IllegalArgumentException("more than one server address: " + p.server + ", " + a);
-                }
-                p.server = a;
-                continue;
-            }
-            if (value == null) {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("option " + name + " needs a value");
-                }
-                value = args[++i];
-            }
-            switch (name) {
-                case "-p": case "--port": p.port = number(name, value, 1, 65535); break;
-                case "-b": case "--bind": p.bind = value; break;
-                case "-s": case "--size": p.size = number(name, value, 1, Integer.MAX_VALUE); break;
-                case "-n": case "--iters": p.iters = number(name, value, 1, Integer.MAX_VALUE); break;
-                case "-r": case "--rx-depth": p.rxDepth = number(name, value, 1, 1 << 16); break;
-                case "-d": case "--ib-dev": p.device = value; break;
-                case "-i": case "--ib-port": p.ibPort = number(name, value, 1, 255); break;
-                case "-t": case "--timeout": p.timeoutSeconds = number(name, value, 1, 86400); break;
-                default: throw new IllegalArgumentException("unknown option " + name);
-            }
-        }
+        p.port = c.get(PORT);
+        p.bind = c.get(BIND);
+        p.size = c.get(SIZE);
+        p.iters = c.get(ITERS);
+        p.rxDepth = c.get(RX_DEPTH);
+        p.validate = c.get(CHECK);
+        p.manual = c.get(MANUAL);
+        p.device = c.get(DEVICE);
+        p.ibPort = c.get(IB_PORT);
+        p.timeoutSeconds = c.get(TIMEOUT);
+        p.server = c.operands().isEmpty() ? null : c.operands().get(0);
         if (p.device != null && !p.manual) {
-            throw new IllegalArgumentException("-d is for -M: with rdma_cm the address chooses the device");
+            throw new UsageException("-d is for -M: with rdma_cm the address chooses the device");
         }
         return p;
-    }
-
-    private static int number(String option, String value, int min, int max) {
-        long v;
-        try {
-            v = Long.decode(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("option " + option + ": '" + value + "' is not a number");
-        }
-        if (v < min || v > max) {
-            throw new IllegalArgumentException("option " + option + ": " + v + " is not in " + min + ".." + max);
-        }
-        return (int) v;
     }
 
     EndpointOptions options() {

@@ -10,12 +10,17 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.endpoint.ConnectionMode;
+import org.verbs4j.examples.cli.UsageException;
 
 class CmPingPongTest {
+    private static CmPingPong parse(String... args) throws UsageException {
+        return CmPingPong.of(CmPingPong.PARSER.parse(args));
+    }
+
     @Test
-    void parsesTheOptions() {
-        CmPingPong p = CmPingPong.parse(new String[] {"-p", "5000", "-s64", "--iters=7", "-r", "3", "-c", "-M", "-d",
-            "rxe0", "-i", "2", "-t", "9", "10.0.0.1"});
+    void parsesTheOptions() throws UsageException {
+        CmPingPong p = parse("-p", "5000", "-s64", "--iters=7", "-r", "3", "-cM", "-d", "rxe0", "-i", "2", "-t", "9",
+                "10.0.0.1");
         assertEquals(5000, p.port);
         assertEquals(64, p.size);
         assertEquals(7, p.iters);
@@ -28,26 +33,24 @@ class CmPingPongTest {
         assertEquals(ConnectionMode.MANUAL, p.options().mode());
         assertEquals(3, p.options().receiveDepth());
         assertEquals(64, p.options().messageSize());
-        CmPingPong d = CmPingPong.parse(new String[0]);
+        CmPingPong d = parse();
         assertNull(d.server);
         assertEquals(CmPingPong.DEFAULT_PORT, d.port);
         assertEquals(ConnectionMode.RDMA_CM, d.options().mode());
-        assertNull(CmPingPong.parse(new String[] {"-h"}));
+        assertTrue(CmPingPong.PARSER.parse(new String[] {"-h"}).helpRequested());
     }
 
     @Test
     void refusesBadCommandLines() {
-        assertThrows(IllegalArgumentException.class, () -> CmPingPong.parse(new String[] {"-s", "0"}));
-        assertThrows(IllegalArgumentException.class, () -> CmPingPong.parse(new String[] {"-n", "x"}));
-        assertThrows(IllegalArgumentException.class, () -> CmPingPong.parse(new String[] {"-p"}));
-        assertThrows(IllegalArgumentException.class, () -> CmPingPong.parse(new String[] {"-q", "1"}));
-        assertThrows(IllegalArgumentException.class, () -> CmPingPong.parse(new String[] {"a", "b"}));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> CmPingPong.parse(new String[] {"-d", "rxe0"}))
-                .getMessage().contains("-M"));
+        for (String[] bad : new String[][] {{"-s", "0"}, {"-n", "x"}, {"-p"}, {"-q", "1"}, {"a", "b"}}) {
+            assertThrows(UsageException.class, () -> parse(bad), String.join(" ", bad));
+        }
+        assertTrue(assertThrows(UsageException.class, () -> parse("-d", "rxe0")).getMessage().contains("-M"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        assertEquals(1, CmPingPong.run(new String[] {"-s", "0"}, new PrintStream(out), new PrintStream(err)));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("-s"));
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("Usage:"));
+        assertEquals(2, CmPingPong.run(new String[] {"-s", "0"}, new PrintStream(out), new PrintStream(err)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("-s"), err.toString(StandardCharsets.UTF_8));
+        assertEquals(0, CmPingPong.run(new String[] {"--help"}, new PrintStream(out), new PrintStream(err)));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--rx-depth=DEPTH"));
     }
 }
