@@ -57,19 +57,19 @@ public class AtomicLatencyBenchmark {
             }
             fetchAdd = own(SendRequests.allocate(1, 1));
             fetchAdd.at(0).wrId(FETCH_ADD).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
-                    .sge(a.mr.address() + ADD_WORD, 8, a.mr.lkey())
-                    .atomic(b.mr.address() + ADD_WORD, b.mr.rkey(), 1, 0);
+                    .sge(a.mr().address() + ADD_WORD, 8, a.mr().lkey())
+                    .atomic(b.mr().address() + ADD_WORD, b.mr().rkey(), 1, 0);
             compareSwap = own(SendRequests.allocate(1, 1));
             compareSwap.at(0).wrId(COMPARE_SWAP).opcode(Opcode.ATOMIC_CMP_AND_SWP).flags(SendFlags.SIGNALED)
-                    .sge(a.mr.address() + SWAP_WORD, 8, a.mr.lkey());
-            b.mr.putLong(ADD_WORD, 0);
-            b.mr.putLong(SWAP_WORD, 0);
+                    .sge(a.mr().address() + SWAP_WORD, 8, a.mr().lkey());
+            b.mr().putLong(ADD_WORD, 0);
+            b.mr().putLong(SWAP_WORD, 0);
             // One of each before measuring: checks that the device really does them.
             fetchAndAdd();
             compareAndSwap();
-            if (b.mr.getLong(ADD_WORD) != 1 || b.mr.getLong(SWAP_WORD) != 1) {
+            if (b.mr().getLong(ADD_WORD) != 1 || b.mr().getLong(SWAP_WORD) != 1) {
                 throw new IllegalStateException(pair + ": the atomics completed but B's words are "
-                        + b.mr.getLong(ADD_WORD) + " and " + b.mr.getLong(SWAP_WORD) + ", expected 1 and 1");
+                        + b.mr().getLong(ADD_WORD) + " and " + b.mr().getLong(SWAP_WORD) + ", expected 1 and 1");
             }
             System.out.println("# verbs4j: " + pair + ", atomics " + pair.attributes.atomicCap().text());
         }
@@ -81,16 +81,16 @@ public class AtomicLatencyBenchmark {
 
         long compareAndSwap() {
             long expected = swapped;
-            compareSwap.at(0).atomic(b.mr.address() + SWAP_WORD, b.mr.rkey(), expected, expected + 1);
+            compareSwap.at(0).atomic(b.mr().address() + SWAP_WORD, b.mr().rkey(), expected, expected + 1);
             atomic(compareSwap, SWAP_WORD, expected, "A's compare-and-swap");
             return ++swapped;
         }
 
         /** Posts {@code request}, polls its completion and checks the old value it brought back into {@code word}. */
         private void atomic(SendRequests request, long word, long expected, String what) {
-            a.qp.postSend(request);
-            pair.awaitOne(a.sendCq, wc, what);
-            long old = a.mr.getLong(word);
+            a.qp().postSend(request);
+            pair.awaitOne(a.sendCq(), wc, what);
+            long old = a.mr().getLong(word);
             if (old != expected) {
                 throw new IllegalStateException(pair + ": " + what + " returned " + old + ", expected " + expected);
             }

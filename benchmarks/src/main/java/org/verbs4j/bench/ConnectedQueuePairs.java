@@ -68,25 +68,8 @@ final class ConnectedQueuePairs implements AutoCloseable {
     private static final int WAIT_TIMEOUT_SECONDS = 10;
 
     /** One end: its own PD, CQs, buffer and QP; {@code id} is set on rdma_cm connections. */
-    static final class Endpoint {
-        final String name;
-        final ProtectionDomain pd;
-        final CompletionQueue sendCq;
-        final CompletionQueue recvCq;
-        final MemoryRegion mr;
-        final QueuePair qp;
-        final CmId id;
-
-        private Endpoint(String name, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
-                MemoryRegion mr, QueuePair qp, CmId id) {
-            this.name = name;
-            this.pd = pd;
-            this.sendCq = sendCq;
-            this.recvCq = recvCq;
-            this.mr = mr;
-            this.qp = qp;
-            this.id = id;
-        }
+    record Endpoint(String name, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, MemoryRegion mr,
+            QueuePair qp, CmId id) {
 
         /** Closes the QP (through its id on rdma_cm), CQs, buffer and PD, adding failures to {@code into}. */
         void close(Throwable into) {

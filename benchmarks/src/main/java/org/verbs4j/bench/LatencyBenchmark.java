@@ -101,39 +101,39 @@ public class LatencyBenchmark {
             }
             dst = (size + 4095L) & ~4095L;
             openPair(new ConnectedQueuePairs.Shape(64, 2 * SIGNAL_EVERY + 4, RECV_DEPTH, MAX_INLINE, 2 * dst));
-            fill(a.mr, (byte) 0x10);
-            fill(b.mr, (byte) 0x60);
-            inlineFlag = size <= a.qp.capabilities().maxInlineData() ? SendFlags.INLINE : 0;
+            fill(a.mr(), (byte) 0x10);
+            fill(b.mr(), (byte) 0x60);
+            inlineFlag = size <= a.qp().capabilities().maxInlineData() ? SendFlags.INLINE : 0;
 
-            sendAB = request(SEND_AB, Opcode.SEND, a.mr, 0);
-            sendBA = request(SEND_BA, Opcode.SEND, b.mr, 0);
-            writeAB = request(WRITE_AB, Opcode.RDMA_WRITE, a.mr, 0);
-            writeAB.at(0).rdma(b.mr.address() + dst, b.mr.rkey());
-            writeBA = request(WRITE_BA, Opcode.RDMA_WRITE, b.mr, 0);
-            writeBA.at(0).rdma(a.mr.address() + dst, a.mr.rkey());
+            sendAB = request(SEND_AB, Opcode.SEND, a.mr(), 0);
+            sendBA = request(SEND_BA, Opcode.SEND, b.mr(), 0);
+            writeAB = request(WRITE_AB, Opcode.RDMA_WRITE, a.mr(), 0);
+            writeAB.at(0).rdma(b.mr().address() + dst, b.mr().rkey());
+            writeBA = request(WRITE_BA, Opcode.RDMA_WRITE, b.mr(), 0);
+            writeBA.at(0).rdma(a.mr().address() + dst, a.mr().rkey());
             read = own(SendRequests.allocate(1, 1));
             read.at(0).wrId(READ).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
-                    .sge(a.mr.address() + dst, size, a.mr.lkey()).rdma(b.mr.address(), b.mr.rkey());
+                    .sge(a.mr().address() + dst, size, a.mr().lkey()).rdma(b.mr().address(), b.mr().rkey());
             recvA = own(ReceiveRequests.allocate(1, 1));
-            recvA.at(0).wrId(RECV_A).sge(a.mr.address() + dst, size, a.mr.lkey());
+            recvA.at(0).wrId(RECV_A).sge(a.mr().address() + dst, size, a.mr().lkey());
             recvB = own(ReceiveRequests.allocate(1, 1));
-            recvB.at(0).wrId(RECV_B).sge(b.mr.address() + dst, size, b.mr.lkey());
+            recvB.at(0).wrId(RECV_B).sge(b.mr().address() + dst, size, b.mr().lkey());
             for (int i = 0; i < RECV_DEPTH; i++) {
-                a.qp.postReceive(recvA);
-                b.qp.postReceive(recvB);
+                a.qp().postReceive(recvA);
+                b.qp().postReceive(recvB);
             }
 
             // One of each before measuring, data checked: a broken connection fails here, clearly.
             // The first message goes from A, the active side (iWARP wants the active side to send first).
             sendRoundTrip();
-            expectSame("SEND A->B", a.mr, 0, b.mr, dst);
-            expectSame("SEND B->A", b.mr, 0, a.mr, dst);
+            expectSame("SEND A->B", a.mr(), 0, b.mr(), dst);
+            expectSame("SEND B->A", b.mr(), 0, a.mr(), dst);
             writeRoundTrip();
-            expectSame("RDMA WRITE A->B", a.mr, 0, b.mr, dst);
-            expectSame("RDMA WRITE B->A", b.mr, 0, a.mr, dst);
-            a.mr.fill(dst, size, (byte) 0);
+            expectSame("RDMA WRITE A->B", a.mr(), 0, b.mr(), dst);
+            expectSame("RDMA WRITE B->A", b.mr(), 0, a.mr(), dst);
+            a.mr().fill(dst, size, (byte) 0);
             readOnce();
-            expectSame("RDMA READ of B into A", b.mr, 0, a.mr, dst);
+            expectSame("RDMA READ of B into A", b.mr(), 0, a.mr(), dst);
             writeSignaled();
             System.out.println("# verbs4j: " + pair + ", " + size + "-byte messages"
                     + (inlineFlag != 0 ? ", inline" : ""));
@@ -172,8 +172,8 @@ public class LatencyBenchmark {
         /** After a signaled round: both sends' completions (they come with the ACKs, possibly after the data). */
         private void reapSends(long round) {
             if (round % SIGNAL_EVERY == 0) {
-                pair.awaitOne(a.sendCq, wc, "A's signaled send");
-                pair.awaitOne(b.sendCq, wc, "B's signaled send");
+                pair.awaitOne(a.sendCq(), wc, "A's signaled send");
+                pair.awaitOne(b.sendCq(), wc, "B's signaled send");
             }
         }
 
@@ -182,12 +182,12 @@ public class LatencyBenchmark {
             int f = flags(round);
             sendAB.at(0).flags(f);
             sendBA.at(0).flags(f);
-            a.qp.postSend(sendAB);
-            awaitReceive(b.recvCq, "B's receive");
-            b.qp.postReceive(recvB);
-            b.qp.postSend(sendBA);
-            long id = awaitReceive(a.recvCq, "A's receive");
-            a.qp.postReceive(recvA);
+            a.qp().postSend(sendAB);
+            awaitReceive(b.recvCq(), "B's receive");
+            b.qp().postReceive(recvB);
+            b.qp().postSend(sendBA);
+            long id = awaitReceive(a.recvCq(), "A's receive");
+            a.qp().postReceive(recvA);
             reapSends(round);
             return id;
         }
@@ -206,28 +206,28 @@ public class LatencyBenchmark {
             byte mark = (byte) round;
             int f = flags(round);
             long last = size - 1;
-            a.mr.putByteVolatile(last, mark);
+            a.mr().putByteVolatile(last, mark);
             writeAB.at(0).flags(f);
-            a.qp.postSend(writeAB);
-            pair.awaitByte(b.mr, dst + last, mark, "A's RDMA write arriving in B's last byte");
-            b.mr.putByteVolatile(last, mark);
+            a.qp().postSend(writeAB);
+            pair.awaitByte(b.mr(), dst + last, mark, "A's RDMA write arriving in B's last byte");
+            b.mr().putByteVolatile(last, mark);
             writeBA.at(0).flags(f);
-            b.qp.postSend(writeBA);
-            pair.awaitByte(a.mr, dst + last, mark, "B's RDMA write arriving in A's last byte");
+            b.qp().postSend(writeBA);
+            pair.awaitByte(a.mr(), dst + last, mark, "B's RDMA write arriving in A's last byte");
             reapSends(round);
             return round;
         }
 
         long readOnce() {
-            a.qp.postSend(read);
-            return pair.awaitOne(a.sendCq, wc, "A's RDMA read");
+            a.qp().postSend(read);
+            return pair.awaitOne(a.sendCq(), wc, "A's RDMA read");
         }
 
         /** Reuses the A→B write request, signaled: nothing else posts it in the same trial. */
         long writeSignaled() {
             writeAB.at(0).flags(inlineFlag | SendFlags.SIGNALED);
-            a.qp.postSend(writeAB);
-            return pair.awaitOne(a.sendCq, wc, "A's signaled RDMA write");
+            a.qp().postSend(writeAB);
+            return pair.awaitOne(a.sendCq(), wc, "A's signaled RDMA write");
         }
     }
 

@@ -27,22 +27,22 @@ final class LoopbackPingPong extends LoopbackStep {
                 ReceiveRequests recvA = ReceiveRequests.allocate(1, 1);
                 ReceiveRequests recvB = ReceiveRequests.allocate(1, 1)) {
             sendA.at(0).wrId(PP_SEND_A).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
-                    .sge(s.ma.address() + sendOff, size, s.ma.lkey());
+                    .sge(s.ma.address() + s.sendOff, s.size, s.ma.lkey());
             sendB.at(0).wrId(PP_SEND_B).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
-                    .sge(s.mb.address() + sendOff, size, s.mb.lkey());
-            recvA.at(0).wrId(PP_RECV_A).sge(s.ma.address() + recvOff, size, s.ma.lkey());
-            recvB.at(0).wrId(PP_RECV_B).sge(s.mb.address() + recvOff, size, s.mb.lkey());
+                    .sge(s.mb.address() + s.sendOff, s.size, s.mb.lkey());
+            recvA.at(0).wrId(PP_RECV_A).sge(s.ma.address() + s.recvOff, s.size, s.ma.lkey());
+            recvB.at(0).wrId(PP_RECV_B).sge(s.mb.address() + s.recvOff, s.size, s.mb.lkey());
             s.a.postReceive(recvA);
             s.b.postReceive(recvB);
             WaitStrategy spin = WaitStrategy.busySpin();
             PingPongState st = new PingPongState();
             long t0 = System.nanoTime();
             for (int i = 0; i < iters && st.error == null; i++) {
-                s.ma.putInt(sendOff, i);
+                s.ma.putInt(s.sendOff, i);
                 s.a.postSend(sendA);
                 awaitMessage(s, spin, st, PP_RECV_B, i, 2L * i + 1);
                 s.b.postReceive(recvB);
-                s.mb.putInt(sendOff, ~i);
+                s.mb.putInt(s.sendOff, ~i);
                 s.b.postSend(sendB);
                 awaitMessage(s, spin, st, PP_RECV_A, ~i, 2L * i + 2);
                 s.a.postReceive(recvA);
@@ -55,7 +55,7 @@ final class LoopbackPingPong extends LoopbackStep {
                     + (st.error != null ? st.error : st.received + " receives and " + st.sends + " send completions of "
                     + 2L * iters));
             report(String.format("ping-pong: %d round trips of %d bytes (SEND/RECV A->B->A), every byte_len and sequence "
-                    + "number checked; average %.1f us per round trip", iters, size, elapsed / 1e3 / iters));
+                    + "number checked; average %.1f us per round trip", iters, s.size, elapsed / 1e3 / iters));
             System.out.printf("      (loopback on one device, %s: both QPs polled by one thread; not a network "
                     + "latency)%n", deviceName);
         }
@@ -99,9 +99,9 @@ final class LoopbackPingPong extends LoopbackStep {
                 st.sends++;
             } else if (id == wrId) {
                 MemoryRegion mr = id == PP_RECV_B ? s.mb : s.ma;
-                if (wc.byteLength(i) != size || mr.getInt(recvOff) != seq) {
-                    st.error = "receive " + wc.toString(i) + " with sequence " + mr.getInt(recvOff) + ", expected "
-                            + seq + " and byte_len " + size;
+                if (wc.byteLength(i) != s.size || mr.getInt(s.recvOff) != seq) {
+                    st.error = "receive " + wc.toString(i) + " with sequence " + mr.getInt(s.recvOff) + ", expected "
+                            + seq + " and byte_len " + s.size;
                 }
                 st.received++;
                 st.gotIt = true;

@@ -17,20 +17,10 @@ abstract class LoopbackStep {
     /** The pair every step works on. */
     final LoopbackPair s;
     final LoopbackChecks checks;
-    final int size;
-    final long sendOff;
-    final long recvOff;
-    final long rdmaOff;
-    final long atomicOff;
 
     LoopbackStep(LoopbackPair pair, LoopbackChecks checks) {
         this.s = pair;
         this.checks = checks;
-        this.size = pair.size;
-        this.sendOff = pair.sendOff;
-        this.recvOff = pair.recvOff;
-        this.rdmaOff = pair.rdmaOff;
-        this.atomicOff = pair.atomicOff;
     }
 
     /** One work completion copied out of the batch. */

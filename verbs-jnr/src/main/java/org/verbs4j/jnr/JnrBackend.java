@@ -32,15 +32,15 @@ public final class JnrBackend implements VerbsBackend {
 
     @Override
     public String unavailableReason() {
-        return NativeLibraries.ibverbs().failure;
+        return NativeLibraries.ibverbs().failure();
     }
 
     static LibIbverbs lib() {
         NativeLibraries.Loaded l = NativeLibraries.ibverbs();
-        if (l.ibverbs == null) {
-            throw new VerbsException("dlopen(libibverbs.so.1)", 0, null, l.failure);
+        if (l.ibverbs() == null) {
+            throw new VerbsException("dlopen(libibverbs.so.1)", 0, null, l.failure());
         }
-        return l.ibverbs;
+        return l.ibverbs();
     }
 
     static int lastErrno() {

@@ -17,14 +17,7 @@ final class NativeLibraries {
     }
 
     /** The outcome of loading: either the library or the reason it could not be loaded. */
-    static final class Loaded {
-        final LibIbverbs ibverbs;
-        final String failure;
-
-        Loaded(LibIbverbs ibverbs, String failure) {
-            this.ibverbs = ibverbs;
-            this.failure = failure;
-        }
+    record Loaded(LibIbverbs ibverbs, String failure) {
     }
 
     static Loaded ibverbs() {

@@ -191,11 +191,7 @@ final class QpPair implements AutoCloseable {
             p.allocateBuffers();
             return p;
         } catch (RuntimeException | Error e) {
-            if (p != null) {
-                p.closeQuietly(e);
-            } else {
-                closeAllQuietly(e, ctx);
-            }
+            abandon(p, e, ctx);
             throw e;
         }
     }
@@ -300,13 +296,7 @@ final class QpPair implements AutoCloseable {
             p.allocateBuffers();
             return p;
         } catch (RuntimeException | Error e) {
-            if (p != null) {
-                p.closeQuietly(e);
-            } else {
-                closeAllQuietly(e, cm);
-                made[0].closeOwnQuietly(e);
-                cm.closeDomain();
-            }
+            abandon(p, e, cm, () -> made[0].closeOwnQuietly(e), cm::closeDomain);
             throw e;
         }
     }
@@ -423,6 +413,15 @@ final class QpPair implements AutoCloseable {
 
     private void closeOwnQuietly(Throwable first) {
         closeAllQuietly(first, a.qp, b.qp, srq, a.cq, b.cq, a.channel, b.channel);
+    }
+
+    /** A failed open: closes the pair when it was made, otherwise {@code before} (what was made before it), in order. */
+    private static void abandon(QpPair p, Throwable first, AutoCloseable... before) {
+        if (p != null) {
+            p.closeQuietly(first);
+        } else {
+            closeAllQuietly(first, before);
+        }
     }
 
     static void closeAllQuietly(Throwable first, AutoCloseable... all) {

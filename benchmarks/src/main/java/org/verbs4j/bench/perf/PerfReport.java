@@ -7,16 +7,7 @@ import java.io.PrintStream;
  * the duration sample of {@link PerfRunner} ({@code -U} and {@code -H} print the samples first). The RDMA
  * bandwidth server prints what its client measured, sent over the {@link PerfChannel}.
  */
-final class PerfReport {
-    private final PerfOptions o;
-    private final PerfChannel channel;
-    private final PrintStream out;
-
-    PerfReport(PerfOptions o, PerfChannel channel, PrintStream out) {
-        this.o = o;
-        this.channel = channel;
-        this.out = out;
-    }
+record PerfReport(PerfOptions o, PerfChannel channel, PrintStream out) {
 
     /** The column headers of the test. */
     void columns() {
