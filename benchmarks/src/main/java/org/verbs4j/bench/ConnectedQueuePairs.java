@@ -156,8 +156,8 @@ final class ConnectedQueuePairs implements AutoCloseable {
                 throw new IllegalStateException(device + " port " + PORT + " is " + port.state().text() + ", not ACTIVE");
             }
             int access = accessFlags(c);
-            a = manualEndpoint("A", c, shape, access);
-            b = manualEndpoint("B", c, shape, access);
+            a = endpoint("A", c, shape, access, null);
+            b = endpoint("B", c, shape, access, null);
             QpConnector ca = LoopbackQueuePair.prepare(c, a.qp, access, PSN_A);
             QpConnector cb = LoopbackQueuePair.prepare(c, b.qp, access, PSN_B);
             ca.connect(cb.localEndpoint());
@@ -171,7 +171,11 @@ final class ConnectedQueuePairs implements AutoCloseable {
         }
     }
 
-    private static Endpoint manualEndpoint(String name, DeviceContext c, Shape shape, int access) {
+    /**
+     * One end on {@code c}: a PD, two CQs, a buffer and an RC QP; the QP on {@code id} when it is an rdma_cm
+     * connection ({@code id} then closes with the end), a plain one when {@code id} is null.
+     */
+    private static Endpoint endpoint(String name, DeviceContext c, Shape shape, int access, CmId id) {
         ProtectionDomain pd = c.allocProtectionDomain();
         CompletionQueue scq = null;
         CompletionQueue rcq = null;
@@ -180,10 +184,11 @@ final class ConnectedQueuePairs implements AutoCloseable {
             scq = c.createCompletionQueue(shape.cqEntries);
             rcq = c.createCompletionQueue(shape.cqEntries);
             mr = pd.allocateMemory(shape.bufferSize, access);
-            QueuePair qp = pd.createQueuePair(qpAttributes(scq, rcq, shape));
-            return new Endpoint(name, pd, scq, rcq, mr, qp, null);
+            QpInitAttributes attrs = qpAttributes(scq, rcq, shape);
+            QueuePair qp = id == null ? pd.createQueuePair(attrs) : id.createQueuePair(pd, attrs);
+            return new Endpoint(name, pd, scq, rcq, mr, qp, id);
         } catch (RuntimeException e) {
-            closeAll(e, scq, rcq, mr, pd);
+            closeAll(e, id, scq, rcq, mr, pd);
             throw e;
         }
     }
@@ -211,7 +216,7 @@ final class ConnectedQueuePairs implements AutoCloseable {
                 ConnectionRequest req = l.awaitRequest(CM_TIMEOUT);
                 Endpoint e = null;
                 try {
-                    e = cmEndpoint("B", req.id(), shape);
+                    e = endpoint("B", req.id().context(), shape, accessFlags(req.id().context()), req.id());
                     req.id().accept(ConnectionParameters.defaults());
                     req.id().awaitEstablished(CM_TIMEOUT);
                     return e;
@@ -227,7 +232,7 @@ final class ConnectedQueuePairs implements AutoCloseable {
             active = cm.createId();
             active.resolveAddress(at, CM_TIMEOUT);
             active.resolveRoute(CM_TIMEOUT);
-            a = cmEndpoint("A", active, shape);
+            a = endpoint("A", active.context(), shape, accessFlags(active.context()), active);
             active.connect(ConnectionParameters.defaults(), CM_TIMEOUT);
             b = awaitPassive(passive);
             DeviceContext c = active.context();
@@ -265,24 +270,6 @@ final class ConnectedQueuePairs implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while accepting", e);
-        }
-    }
-
-    private static Endpoint cmEndpoint(String name, CmId id, Shape shape) {
-        DeviceContext c = id.context();
-        ProtectionDomain pd = c.allocProtectionDomain();
-        CompletionQueue scq = null;
-        CompletionQueue rcq = null;
-        MemoryRegion mr = null;
-        try {
-            scq = c.createCompletionQueue(shape.cqEntries);
-            rcq = c.createCompletionQueue(shape.cqEntries);
-            mr = pd.allocateMemory(shape.bufferSize, accessFlags(c));
-            QueuePair qp = id.createQueuePair(pd, qpAttributes(scq, rcq, shape));
-            return new Endpoint(name, pd, scq, rcq, mr, qp, id);
-        } catch (RuntimeException e) {
-            closeAll(e, id, scq, rcq, mr, pd);
-            throw e;
         }
     }
 

@@ -93,7 +93,6 @@ abstract class PingPongSession {
 
     // ---- what RC and UD do differently ----
 
-    protected abstract QpType qpType();
 
     /** Bytes of the registered buffer: {@code size} for RC, {@code size + 40} (GRH room) for UD. */
     protected abstract int bufferLength();
@@ -287,7 +286,7 @@ abstract class PingPongSession {
         mr = step("Couldn't register MR", () -> pd.allocateMemory(Math.max(1, bufferLength()), Access.LOCAL_WRITE));
         mr.fill(0, mr.length(), PingPongCheck.FILL_BYTE);
         cq = step("Couldn't create CQ", () -> ctx.createCompletionQueue(o.rxDepth + 1, channel, 0));
-        qp = step("Couldn't create QP", () -> pd.createQueuePair(new QpInitAttributes(qpType(), cq, cq)
+        qp = step("Couldn't create QP", () -> pd.createQueuePair(new QpInitAttributes(o.type, cq, cq)
                 .maxSendWr(1).maxRecvWr(o.rxDepth).maxSendSge(1).maxRecvSge(1)));
         // as the C tools: ibv_query_qp(IBV_QP_CAP) and send inline when the message fits
         int maxInline = qp.query(QpAttrMask.CAP).capabilities().maxInlineData();
@@ -313,7 +312,7 @@ abstract class PingPongSession {
         if (o.gidIndex >= 0) {
             f.gidIndex(o.gidIndex);
         }
-        if (qpType() == QpType.RC && o.mtu != null) {
+        if (o.type == QpType.RC && o.mtu != null) {
             f.mtu(o.mtu);
         }
         try {
@@ -370,7 +369,7 @@ abstract class PingPongSession {
             } while (!events && ne < 1);
             for (int i = 0; i < ne; i++) {
                 if (!completion(i, iters)) {
-                    if (qpType() == QpType.RC) {
+                    if (o.type == QpType.RC) {
                         throw new PingPongFailure("parse WC failed " + ne);
                     }
                     throw new PingPongFailure(null); // the reason is printed already

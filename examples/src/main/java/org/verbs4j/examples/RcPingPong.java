@@ -43,11 +43,6 @@ public final class RcPingPong extends PingPongSession {
     }
 
     @Override
-    protected QpType qpType() {
-        return QpType.RC;
-    }
-
-    @Override
     protected int bufferLength() {
         return size;
     }

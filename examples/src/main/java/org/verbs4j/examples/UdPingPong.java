@@ -47,11 +47,6 @@ public final class UdPingPong extends PingPongSession {
     }
 
     @Override
-    protected QpType qpType() {
-        return QpType.UD;
-    }
-
-    @Override
     protected int bufferLength() {
         return size + GRH_BYTES;
     }
