@@ -3,12 +3,11 @@ package org.verbs4j.endpoint;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.DeviceContext;
-import org.verbs4j.api.GidEntry;
 import org.verbs4j.api.Mtu;
 import org.verbs4j.api.PortAttributes;
+import org.verbs4j.api.QpConnector;
 import org.verbs4j.api.QpEndpoint;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpType;
@@ -191,8 +190,8 @@ public final class Endpoints {
     /** What a manual endpoint keeps between creating its QP and connecting it. */
     static final class Manual {
         PortAttributes port;
-        GidEntry sgid;
-        int psn;
+        /** Brings the QP from RESET to RTS: INIT in {@link #manualEndpoint}, RTR and RTS in {@link #connectManual}. */
+        QpConnector connector;
         Mtu mtu;
         byte[] hello;
     }
@@ -214,15 +213,15 @@ public final class Endpoints {
                     + ", not ACTIVE: check the link (ibstat, rdma link show) and, on InfiniBand, the subnet manager");
         }
         FabricOptions f = o.fabric();
-        m.sgid = s.fabric.sourceGid(m.port, s.context.queryGidTable(), f);
+        s.fabric.sourceGid(m.port, s.context.queryGidTable(), f); // a GID the options ask for and the port lacks: before any resource
         createResources(s, m.port, (pd, attrs) -> pd.createQueuePair(attrs));
         RdmaEndpoint ep = new RdmaEndpoint(s);
         try {
-            s.qp.modify(s.fabric.initAttributes(m.port, remoteAccess(s), f));
+            m.connector = QpConnector.builder(s.context, s.qp).port(o.port()).options(f).access(remoteAccess(s))
+                    .rdAtomic(o.rdAtomic()).prepare();
             ep.postAllReceives();
-            m.psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
-            m.mtu = s.fabric.pathMtu(m.port, f);
-            QpEndpoint me = s.fabric.localEndpoint(m.port, m.sgid, s.qp.qpNumber(), m.psn);
+            m.mtu = m.connector.pathMtu();
+            QpEndpoint me = m.connector.localEndpoint();
             byte[] text = me.toWire().getBytes(StandardCharsets.US_ASCII);
             m.hello = new byte[HELLO];
             System.arraycopy(text, 0, m.hello, 0, Math.min(text.length, QP_WIRE - 1));
@@ -247,16 +246,7 @@ public final class Endpoints {
         byte[] hs = new byte[Handshake.SIZE];
         System.arraycopy(hello, QP_WIRE, hs, 0, Handshake.SIZE);
         Handshake h = Handshake.decode(hs, peer);
-        Mtu mtu = m.mtu;
-        if (h.mtu() != 0) {
-            Mtu theirs = Mtu.of(h.mtu());
-            if (mtu == null || theirs.bytes() < mtu.bytes()) {
-                mtu = theirs;
-            }
-        }
-        FabricOptions f = s.options.fabric();
-        s.qp.modify(s.fabric.readyToReceiveAttributes(m.port, m.sgid, remote, mtu, s.options.rdAtomic(), f));
-        s.qp.modify(s.fabric.readyToSendAttributes(m.psn, s.options.rdAtomic(), f));
+        m.connector.connect(remote, h.mtu() != 0 ? Mtu.of(h.mtu()) : null); // the smaller of both ends' MTUs
         return h;
     }
 
