@@ -7,13 +7,14 @@ import org.verbs4j.api.internal.QueryResults;
  * {@link QueuePair#query}. Each setter also sets its bit in {@link #mask()}, so a modify sends exactly
  * the attributes that were set.
  *
+ * <p>To connect a queue pair by hand from RESET to RTS, use {@link QpConnector}: it builds these attributes
+ * with the port's fabric rules. Modify directly for what it does not do:
+ *
  * <pre>{@code
- * qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
- *         .accessFlags(Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ));
- * qp.modify(new QpAttributes().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(remoteQpn).rqPsn(remotePsn)
- *         .maxDestRdAtomic(1).minRnrTimer(12).addressVector(AddressVector.global(1, remoteGid, gidIndex)));
- * qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(localPsn).timeout(14).retryCount(7).rnrRetry(7)
- *         .maxRdAtomic(1));
+ * qp.modify(new QpAttributes().state(QpState.ERR));                        // flush every outstanding request
+ * qp.modify(new QpAttributes().state(QpState.RESET));                      // back to RESET, to connect again
+ * qp.modify(new QpAttributes().state(QpState.SQD));                        // drain the send queue
+ * QpAttributes now = qp.query(QpAttrMask.STATE | QpAttrMask.CAP);          // ibv_query_qp
  * }</pre>
  */
 public final class QpAttributes {
