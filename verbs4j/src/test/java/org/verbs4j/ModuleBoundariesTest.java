@@ -85,6 +85,8 @@ class ModuleBoundariesTest {
         assertFalse(api.isExported("org.verbs4j.api.internal"), "internal is exported to everyone");
         assertFalse(api.isExported("org.verbs4j.api.spi"), "spi is exported to everyone");
         assertTrue(api.isExported("org.verbs4j.api.internal", jnr), "the backend cannot reach RawMemory");
+        Module endpoint = layer.findModule("org.verbs4j.endpoint").orElseThrow();
+        assertFalse(api.isExported("org.verbs4j.api.internal", endpoint), "raw memory is for the backend only");
     }
 
     @Test
