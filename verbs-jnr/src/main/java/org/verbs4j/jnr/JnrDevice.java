@@ -25,7 +25,9 @@ record JnrDevice(JnrBackend backend, String name, long guid, NodeType nodeType, 
 
     @Override
     public List<String> netDevices() {
-        return SysfsNetDevices.SYSTEM.of(name);
+        List<String> named = SysfsNetDevices.SYSTEM.of(name);
+        // siw names its net device nowhere in sysfs; its node GUID is made from the device's MAC
+        return named.isEmpty() ? GuidNetDevices.of(guid) : named;
     }
 
     @Override

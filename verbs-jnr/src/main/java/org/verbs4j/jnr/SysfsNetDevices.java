@@ -12,8 +12,9 @@ import java.util.Set;
 
 /**
  * The network interfaces of an RDMA device, from sysfs, as rdma-core's tools find them: the net device of
- * each GID table entry ({@code ports/N/gid_attrs/ndevs/I}: RoCE, rxe, siw), then the PCI function's own
- * interfaces ({@code device/net/*}: IPoIB, hardware iWARP), then rxe/siw's {@code parent}.
+ * each GID table entry ({@code ports/N/gid_attrs/ndevs/I}: RoCE, rxe), then the PCI function's own
+ * interfaces ({@code device/net/*}: IPoIB, hardware iWARP), then rxe's {@code parent}. siw shows none of
+ * these ({@link GuidNetDevices} finds its interface).
  */
 final class SysfsNetDevices {
     static final SysfsNetDevices SYSTEM = new SysfsNetDevices(Paths.get("/sys/class/infiniband"));

@@ -1,9 +1,5 @@
 package org.verbs4j.jnr;
 
-import org.verbs4j.api.internal.WrLayout.Wr;
-import org.verbs4j.api.internal.WrLayout.SendWr;
-import org.verbs4j.api.internal.WrLayout.RecvWr;
-import org.verbs4j.api.internal.WrLayout.Wc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,9 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.verbs4j.api.ReceiveRequests;
-import org.verbs4j.api.SendRequests;
-import org.verbs4j.api.WorkCompletions;
+import org.verbs4j.api.internal.WrLayout.RecvWr;
+import org.verbs4j.api.internal.WrLayout.SendWr;
+import org.verbs4j.api.internal.WrLayout.Wc;
+import org.verbs4j.api.internal.WrLayout.Wr;
 
 /**
  * Proves the ABI constants of the data-path flyweights in verbs-api ({@link SendRequests},
@@ -34,22 +31,24 @@ class ApiLayoutIT {
     private static final String WC = "struct ibv_wc";
 
     /**
-     * Where each flyweight's constants point: {class, constant prefix, struct, member prefix}, first match
-     * wins. A constant {@code <prefix>NAME_OFFSET} is {@code offsetof(struct, <member prefix>name)}; the one
-     * size of each struct is listed in {@link #SIZES}.
+     * Where each table's constants point: {table, constant prefix, struct, member prefix}, every match counts
+     * (the header {@code Wr} shares is checked in both request structs). A constant {@code <prefix>NAME} or
+     * {@code <prefix>NAME_OFFSET} is {@code offsetof(struct, <member prefix>name)}; the sizes are in {@link #SIZES}.
      */
     private static final Object[][] PLACES = {
-        {SendRequests.class, "SGE_", SGE, ""},
-        {SendRequests.class, "RDMA_", SEND_WR, "wr.rdma."},
-        {SendRequests.class, "ATOMIC_", SEND_WR, "wr.atomic."},
-        {SendRequests.class, "UD_", SEND_WR, "wr.ud."},
-        {SendRequests.class, "", SEND_WR, ""},
-        {ReceiveRequests.class, "", RECV_WR, ""},
-        {WorkCompletions.class, "", WC, ""},
+        {Wr.class, "SGE_", SGE, ""},
+        {Wr.class, "", SEND_WR, ""},
+        {Wr.class, "", RECV_WR, ""},
+        {SendWr.class, "RDMA_", SEND_WR, "wr.rdma."},
+        {SendWr.class, "ATOMIC_", SEND_WR, "wr.atomic."},
+        {SendWr.class, "UD_", SEND_WR, "wr.ud."},
+        {SendWr.class, "", SEND_WR, ""},
+        {Wc.class, "", WC, ""},
     };
 
     private static final Map<String, String> SIZES = Map.of("SendWr.WR_SIZE", SEND_WR, "Wr.SGE_SIZE", SGE,
             "RecvWr.WR_SIZE", RECV_WR, "Wc.WC_SIZE", WC);
+    private static final List<Class<?>> TABLES = List.of(Wr.class, SendWr.class, RecvWr.class, Wc.class);
 
     /** Bytes each flyweight reads or writes at a member (putLong/getLong 8, putInt/getInt 4, getUShort 2, getUByte 1). */
     private static final Map<String, String> WIDTHS = Map.of(
@@ -61,33 +60,42 @@ class ApiLayoutIT {
             WC, "wr_id 8 status 4 opcode 4 vendor_err 4 byte_len 4 imm_data 4 qp_num 4 src_qp 4 wc_flags 4 "
                     + "pkey_index 2 slid 2 sl 1 dlid_path_bits 1");
 
-    /** "Class.CONSTANT" → the C expression that must yield its value, for every public int constant. */
+    /** "Table.CONSTANT[@struct]" → the C expression that must yield its value, for every int constant of WrLayout. */
     static Map<String, String> offsets() {
         Map<String, String> m = new LinkedHashMap<>();
-        for (Class<?> k : List.of(SendRequests.class, ReceiveRequests.class, WorkCompletions.class)) {
+        for (Class<?> k : TABLES) {
             for (Field f : k.getDeclaredFields()) {
                 int mod = f.getModifiers();
-                if (Modifier.isStatic(mod) && Modifier.isPublic(mod) && f.getType() == int.class) {
-                    String key = k.getSimpleName() + "." + f.getName();
-                    m.put(key, expression(k, f.getName(), key));
+                if (!Modifier.isStatic(mod) || !Modifier.isPublic(mod) || f.getType() != int.class) {
+                    continue;
                 }
+                String key = k.getSimpleName() + "." + f.getName();
+                if (SIZES.containsKey(key)) {
+                    m.put(key, "sizeof(" + SIZES.get(key) + ")");
+                    continue;
+                }
+                boolean placed = false;
+                for (Object[] p : PLACES) {
+                    String prefix = (String) p[1];
+                    if (p[0] != k || !f.getName().startsWith(prefix) || (prefix.isEmpty() && placedAsSge(k, f))) {
+                        continue;
+                    }
+                    String member = f.getName().substring(prefix.length()).replaceFirst("_OFFSET$", "");
+                    m.put(key + "@" + ((String) p[2]).substring("struct ibv_".length()),
+                            "offsetof(" + p[2] + ", " + p[3] + member.toLowerCase() + ")");
+                    placed = true;
+                    if (k != Wr.class || !prefix.isEmpty()) {
+                        break; // the first match, except for the header both request structs share
+                    }
+                }
+                assertTrue(placed, "no struct for " + key);
             }
         }
         return m;
     }
 
-    private static String expression(Class<?> k, String constant, String key) {
-        if (SIZES.containsKey(key)) {
-            return "sizeof(" + SIZES.get(key) + ")";
-        }
-        assertTrue(constant.endsWith("_OFFSET"), "neither an offset nor a known size: " + key);
-        for (Object[] p : PLACES) {
-            if (p[0] == k && constant.startsWith((String) p[1])) {
-                String member = constant.substring(((String) p[1]).length(), constant.length() - "_OFFSET".length());
-                return "offsetof(" + p[2] + ", " + p[3] + member.toLowerCase() + ")";
-            }
-        }
-        throw new AssertionError("no struct for " + key);
+    private static boolean placedAsSge(Class<?> k, Field f) {
+        return k == Wr.class && f.getName().startsWith("SGE_");
     }
 
     /** {@code sizeof(member)} → the bytes the flyweights access there. */
@@ -124,7 +132,7 @@ class ApiLayoutIT {
                 wrong.add(expr + " is " + theirs.get("width" + i) + " bytes, but verbs-api accesses " + widths.get(expr));
             }
         }
-        assertTrue(offsets.size() >= 40, "only " + offsets.size() + " constants in the flyweights");
+        assertTrue(offsets.size() >= 40, "only " + offsets.size() + " constants in the layout tables");
         assertTrue(wrong.isEmpty(), "verbs-api disagrees with the installed headers:\n" + String.join("\n", wrong));
     }
 
@@ -142,17 +150,16 @@ class ApiLayoutIT {
     }
 
     private static int constant(String key) {
-        String[] parts = key.split("\\.");
-        Class<?> k = switch (parts[0]) {
-            case "SendRequests" -> SendRequests.class;
-            case "ReceiveRequests" -> ReceiveRequests.class;
-            case "WorkCompletions" -> WorkCompletions.class;
-            default -> throw new AssertionError("unknown class in " + key);
-        };
-        try {
-            return k.getField(parts[1]).getInt(null);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(key + ": " + e, e);
+        String[] parts = key.split("@")[0].split("\\.");
+        for (Class<?> k : TABLES) {
+            if (k.getSimpleName().equals(parts[0])) {
+                try {
+                    return k.getField(parts[1]).getInt(null);
+                } catch (ReflectiveOperationException e) {
+                    throw new AssertionError(key + ": " + e, e);
+                }
+            }
         }
+        throw new AssertionError("unknown table in " + key);
     }
 }
