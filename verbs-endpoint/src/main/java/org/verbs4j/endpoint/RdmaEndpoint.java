@@ -371,7 +371,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     static void checkLocal(MemoryRegion mr, long offset, int length) {
-        if (offset < 0 || length < 0 || offset + length > mr.length()) {
+        if (offset < 0 || length < 0 || offset > mr.length() - length) {
             throw new IndexOutOfBoundsException("local offset " + offset + " + " + length + " bytes is outside "
                     + "this side's " + mr.length() + "-byte RDMA region");
         }
