@@ -139,7 +139,11 @@ public final class SendRequests extends WorkRequests {
             return this;
         }
 
-        /** Destination of a UD send. */
+        /**
+         * Destination of a UD send. The request holds the address handle's native pointer, which the provider
+         * reads at post time: keep {@code ah} open until the send has completed (a handle closed before the
+         * post is refused here only if it is closed when this is called).
+         */
         public SendRequest ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
             RawMemory.putLong(wr() + UD_AH_OFFSET, ah.handle());
             RawMemory.putInt(wr() + UD_REMOTE_QPN_OFFSET, remoteQpn);
