@@ -293,17 +293,32 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public UdParameters connectDatagram(byte[] privateData, Duration timeout) {
-        return datagram.connect(privateData, timeout);
+        enter();
+        try {
+            return datagram.connect(privateData, timeout);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public UdParameters joinMulticast(InetAddress group, Duration timeout) {
-        return datagram.join(group, timeout);
+        enter();
+        try {
+            return datagram.join(group, timeout);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public void leaveMulticast(InetAddress group) {
-        datagram.leave(group);
+        enter();
+        try {
+            datagram.leave(group);
+        } finally {
+            leave();
+        }
     }
 
     @Override
@@ -405,18 +420,7 @@ final class JnrCmId extends AbstractResource implements CmId {
     public void setTypeOfService(int tos) {
         enter();
         try {
-            if (tos < 0 || tos > 255) {
-                throw new IllegalArgumentException("type of service is one byte, not " + tos);
-            }
-            long p = RawMemory.allocate(1);
-            try {
-                RawMemory.putByte(p, (byte) tos);
-                if (cm.setOption.call(id, RdmacmLayout.RDMA_OPTION_ID, RdmacmLayout.RDMA_OPTION_ID_TOS, p, 1) != 0) {
-                    throw CmHints.callFailed("rdma_set_option", NativeFunction.errno(), "RDMA_OPTION_ID_TOS " + tos);
-                }
-            } finally {
-                RawMemory.free(p);
-            }
+            CmParams.setTypeOfService(cm, id, tos);
         } finally {
             leave();
         }
