@@ -401,15 +401,15 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
      */
     @Override
     public void postSend(SendRequests wrs) {
-        wrs.checkFits(capabilities.maxSendWr(), capabilities.maxSendSge(), this);
-        QpState s = lastState;
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-            throw notReady("ibv_post_send", s, wrs.count());
-        }
         enter();
         try {
             long list = wrs.enter();
             try {
+                wrs.checkFits(capabilities.maxSendWr(), capabilities.maxSendSge(), this);
+                QpState s = lastState;
+                if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+                    throw notReady("ibv_post_send", s, wrs.count());
+                }
                 // cleared first: a provider that fails without setting bad_wr must not leave a stale index
                 RawMemory.putAddress(badWr, 0L);
                 int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, list, badWr);
@@ -433,14 +433,14 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         if (srq != null) {
             throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
         }
-        wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
-        if (lastState == QpState.RESET) {
-            throw notReady("ibv_post_recv", QpState.RESET, wrs.count());
-        }
         enter();
         try {
             long list = wrs.enter();
             try {
+                wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
+                if (lastState == QpState.RESET) {
+                    throw notReady("ibv_post_recv", QpState.RESET, wrs.count());
+                }
                 long badRecv = badWr + 8;
                 RawMemory.putAddress(badRecv, 0L);
                 int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, list, badRecv);
