@@ -301,7 +301,11 @@ class CloseRaceIT {
 
     // ---------------------------------------------------------------- request and completion arrays
 
-    /** One connected pair for the whole race; each repetition's array is new, posted with, and closed. */
+    /**
+     * One connected pair for the whole race; each repetition's array is new, filled by the setup, posted with
+     * (or polled into) by the racer, and closed by the closer. Filling or reading an array stays on one thread
+     * (the documented contract of these single-thread objects); the post and the poll race the close.
+     */
     @ParameterizedTest
     @MethodSource("org.verbs4j.jnr.QpPair#devices")
     void requestAndCompletionArraysRaceClose(String device) {
@@ -318,7 +322,6 @@ class CloseRaceIT {
                 return s;
             })
                     .racer(s -> {
-                        s.at(0).wrId(11);
                         p.a.qp.postSend(s);
                         QpPair.takeOne(p.a.cq);
                     })
@@ -332,7 +335,6 @@ class CloseRaceIT {
                 return r;
             })
                     .racer(r -> {
-                        r.at(0).wrId(12);
                         p.b.qp.postReceive(r);
                         // the receive is posted: consume it (on iWARP a send needs a posted receive)
                         p.a.qp.postSend(ownSend);
@@ -352,7 +354,6 @@ class CloseRaceIT {
                             Thread.onSpinWait();
                         }
                         unreaped[0]--;
-                        assertTrue(wc.ok(0), () -> wc.toString(0));
                     })
                     .closer(WorkCompletions::close)
                     .afterClose(wc -> assertThrows(IllegalStateException.class, () -> p.a.cq.poll(wc)))
