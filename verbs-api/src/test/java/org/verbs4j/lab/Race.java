@@ -225,6 +225,7 @@ public final class Race<T> {
         private volatile Throwable closeFailure;
         private volatile String afterCloseSuccess;
         private volatile boolean endedDuringClose;
+        private volatile long racerStart;
         private volatile long racerEnd;
         private volatile long closeStart;
         private volatile long closeEnd;
@@ -240,7 +241,19 @@ public final class Race<T> {
 
         private String where() {
             return race.name + ", repetition " + rep + " of " + race.reps + " (-Dverbs4j.it.raceSeed=" + SEED
-                    + ", close " + strategyText() + ")";
+                    + ", close " + strategyText() + timing() + ")";
+        }
+
+        /** When things happened, for a failure's message. */
+        private String timing() {
+            if (closeStart == 0) {
+                return "; the close had not begun";
+            }
+            return String.format("; the close began %.1f ms after the racer, %s; the racer %s, after %d calls",
+                    (closeStart - racerStart) / 1e6, closeEnd == 0 ? "had not returned"
+                            : String.format("took %.1f ms", (closeEnd - closeStart) / 1e6),
+                    racerEnd == 0 ? "had not ended" : String.format("ended %.1f ms after the close began",
+                            (racerEnd - closeStart) / 1e6), calls);
         }
 
         private String strategyText() {
@@ -289,6 +302,7 @@ public final class Race<T> {
         }
 
         private void race() {
+            racerStart = System.nanoTime();
             started.countDown();
             long n = 0;
             while (true) {

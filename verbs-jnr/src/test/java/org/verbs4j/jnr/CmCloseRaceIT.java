@@ -29,12 +29,15 @@ import org.verbs4j.lab.Race;
  * rdma_cm waits racing a close, on the lab devices: a listener blocked in {@link CmId#awaitRequest} while its id
  * or its {@link ConnectionManager} is closed, and an {@link CmId#connect} to a peer that never answers while the
  * connecting id is closed. The documented ending of a wait is a {@link CmException} saying closed; a call
- * after the close throws {@link IllegalStateException}. {@link Race#REPS} repetitions of each per device.
+ * after the close throws {@link IllegalStateException}; the close returns, and ends the wait, within {@link #WAKE}.
+ * {@link Race#REPS} repetitions per device in all, half of them each race.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CmCloseRaceIT {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Duration RESOLVE = Duration.ofSeconds(5);
+    /** How soon a close must end the wait and return (the lab VM is slow; the promise is "at once"). */
+    private static final Duration WAKE = Duration.ofSeconds(2);
     /** How a wait ends when its id or manager is closed. */
     private static final Predicate<Throwable> WAIT_ENDED = Race.is(CmException.class, "closed");
 
@@ -66,6 +69,8 @@ class CmCloseRaceIT {
                         }
                     })
                     .delays(Duration.ofMillis(3), 0)
+                    .wakesWithin(WAKE)
+                    .reps(Race.REPS / 2)
                     .afterClose(l -> {
                         assertTrue(l.listener.isClosed(), "the listener is closed");
                         CloseRaceIT.closedFor(l.listener, () -> l.listener.listen(4));
@@ -158,6 +163,8 @@ class CmCloseRaceIT {
                         .racerMayEndWith(WAIT_ENDED)
                         .closer(c -> c.id.close())
                         .delays(Duration.ofMillis(3), 0)
+                        .wakesWithin(WAKE)
+                        .reps(Race.REPS / 2)
                         .afterClose(c -> {
                             assertTrue(c.id.isClosed(), "the id is closed");
                             assertTrue(c.qp.isClosed(), "the id's close closed its queue pair");
