@@ -340,6 +340,9 @@ final class JnrCmId extends AbstractResource implements CmId {
             } finally {
                 RawMemory.free(param);
             }
+            if (!ud() && !onIwarp()) {
+                established(); // rdma_accept moved the QP through RTR to RTS (iWARP's kernel CM does it later)
+            }
         } finally {
             leave();
         }

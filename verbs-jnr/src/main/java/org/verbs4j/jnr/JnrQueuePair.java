@@ -401,20 +401,24 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
      */
     @Override
     public void postSend(SendRequests wrs) {
-        QpState s = lastState;
-        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-            throw notReady("ibv_post_send", s, wrs.count());
-        }
-        wrs.checkFits(capabilities.maxSendWr(), capabilities.maxSendSge(), this);
         enter();
         try {
             long list = wrs.enter();
             try {
+                wrs.checkFits(capabilities.maxSendWr(), capabilities.maxSendSge(), this);
+                QpState s = lastState;
+                if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+                    throw notReady("ibv_post_send", s, wrs.count());
+                }
                 // cleared first: a provider that fails without setting bad_wr must not leave a stale index
                 RawMemory.putAddress(badWr, 0L);
                 int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, list, badWr);
                 if (rc != 0) {
                     throw postFailure("ibv_post_send", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+                }
+                long bad = RawMemory.getAddress(badWr);
+                if (bad != 0) { // libsiw: a full send queue sets bad_wr, then the doorbell's result replaces -ENOMEM
+                    throw stoppedAt(wrs.indexOf(bad), wrs.count());
                 }
             } finally {
                 wrs.leave();
@@ -429,14 +433,14 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         if (srq != null) {
             throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
         }
-        if (lastState == QpState.RESET) {
-            throw notReady("ibv_post_recv", QpState.RESET, wrs.count());
-        }
-        wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
         enter();
         try {
             long list = wrs.enter();
             try {
+                wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
+                if (lastState == QpState.RESET) {
+                    throw notReady("ibv_post_recv", QpState.RESET, wrs.count());
+                }
                 long badRecv = badWr + 8;
                 RawMemory.putAddress(badRecv, 0L);
                 int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, list, badRecv);
@@ -449,6 +453,13 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         } finally {
             leave();
         }
+    }
+
+    /** A post the provider cut short at {@code index} while it returned success. */
+    private PostException stoppedAt(int index, int count) {
+        return new PostException("ibv_post_send", Errno.ENOMEM, index, toString() + ": the provider returned success but "
+                + "stopped at request " + index + " of " + count + " (set bad_wr): the requests from there on were not "
+                + "posted. The send queue was full: poll completions before posting more than the queue has free");
     }
 
     /** A post the QP's state refuses (every provider should, and siw does not: its requests would be lost). */

@@ -81,11 +81,11 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
 
     @Override
     public void postReceive(ReceiveRequests wrs) {
-        wrs.checkFits(maxWr, maxSge, this);
         enter();
         try {
             long list = wrs.enter();
             try {
+                wrs.checkFits(maxWr, maxSge, this);
                 RawMemory.putAddress(badWr, 0L);
                 int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postFn, srq, list, badWr);
                 if (rc != 0) {
