@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * <p>A backend brackets every native call on the object, and every creation of an object from it, with
  * {@link #enter()} and {@link #leave()} (in a {@code finally}). {@link #close()} shuts the guard, so that
  * later calls throw {@link IllegalStateException}; {@linkplain #interruptWaits() wakes} the threads blocked
- * in a wait on the object; waits until the calls in progress have left; and only then, when no open child
- * was made meanwhile, destroys the native object.
+ * in a wait on the object; waits until the calls in progress have left; then closes the children of a
+ * cascading parent; and only then, when no open child was made meanwhile, destroys the native object.
+ * A child's close must not need its parent's guard.
  *
  * <p>Closing a parent with open children is refused with a message that names them, unless the parent
  * {@linkplain #closesChildren() closes its children}: then {@link #close()} closes each open child first
@@ -222,19 +223,21 @@ public abstract class AbstractResource implements AutoCloseable {
             }
             beforeClose();
         }
-        closeChildren();
         guard.shut();
         interruptWaits();
         guard.awaitIdle(this);
         boolean destroyed = false;
         try {
+            if (closesChildren()) {
+                closeChildren();
+            }
             synchronized (this) {
                 if (closed) {
                     destroyed = true;
                     return;
                 }
                 if (!children.isEmpty() && closesChildren()) {
-                    closeChildren(); // made by calls that were in progress
+                    closeChildren(); // made meanwhile by a thread outside the guard (an incoming request)
                 }
                 if (!children.isEmpty()) {
                     throw stillInUse();
