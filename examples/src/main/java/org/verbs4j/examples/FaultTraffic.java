@@ -76,6 +76,7 @@ public final class FaultTraffic {
     private final CRC32 crc = new CRC32();
     private final CRC32 total = new CRC32();
 
+    /** Runs fault-traffic with {@code args} and exits with its status (0 OK, 1 wrong data, 2 usage, 3 broken). */
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
     }
