@@ -1,0 +1,60 @@
+package org.verbs4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.verbs4j.lab.Lab;
+
+/**
+ * The short version of the fault lab ({@code lab/fault}): RC across a veth link with {@code tc netem}, on
+ * Soft-RoCE and soft-iWARP. With 1% loss every message arrives in order and intact (the receiver's count and
+ * CRC32 equal the sender's) and the link's retransmission counters moved; when the receiving process is killed,
+ * the sender gets an error completion within the transport's bound, never a hang.
+ */
+class FaultLinkIT {
+    private static final Pattern ROW = Pattern.compile(
+            "(?m)^(rxe|siw)\\s+(\\S+)\\s+(PASS|FAIL)\\s+(.*?)\\s+(-?\\d+|-)\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+$");
+
+    @Test
+    void lossIsRepairedAndAKilledPeerIsReported() throws IOException, InterruptedException {
+        Lab.env("FABRIC_LAB");
+        Path examples = PingPongLab.moduleDir();
+        PingPongLab.launcher(PingPongLab.Tool.RC); // fails with a build hint when the examples are not packaged
+        Path script = examples.getParent().resolve("lab/fault");
+        ProcessBuilder pb = new ProcessBuilder(script.toString(), "--fabrics", "rxe,siw",
+                "--scenarios", "loss1,kill-server").redirectErrorStream(true);
+        pb.environment().put("FAULT_DURATION", "5");
+        Path log = Files.createDirectories(examples.resolve("target/fault-lab")).resolve("fault-link-it.log");
+        pb.redirectOutput(log.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(420, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            fail("lab/fault did not finish in 420 s:\n" + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        String out = Files.readString(log, StandardCharsets.UTF_8);
+        String table = out.substring(out.lastIndexOf("fab  scenario"));
+        int rows = 0;
+        for (Matcher m = ROW.matcher(table); m.find(); rows++) {
+            assertEquals("PASS", m.group(3), m.group() + "\n" + out);
+            if (m.group(2).equals("loss1")) {
+                assertTrue(m.group(4).matches("OK \\d+ msgs, count\\+crc32 equal"), m.group() + "\n" + out);
+                assertTrue(Long.parseLong(m.group(5)) > 0, "1% loss, but no retransmission counted:\n" + out);
+            } else {
+                assertTrue(m.group(4).contains("completion") || m.group(4).contains("exception"),
+                        "the survivor learnt of the dead peer only from its own timeout:\n" + out);
+            }
+        }
+        assertEquals(4, rows, out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("fault lab: 4 passed, 0 failed"), out);
+    }
+}
