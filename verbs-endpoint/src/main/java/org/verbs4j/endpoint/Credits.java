@@ -23,6 +23,8 @@ final class Credits {
     private final SendRequests creditWr;
     private final SendQueue sendQueue;
     private final long timeoutNanos;
+    /** The rdma_cm id's DISCONNECTED, or null (TCP exchange): a credit wait ends when the peer is gone. */
+    private final org.verbs4j.api.cm.CmId cmId;
     private long sent;
     private long posted;
 
@@ -32,6 +34,7 @@ final class Credits {
         this.control = r.controlMr;
         this.sendQueue = sendQueue;
         this.timeoutNanos = r.options.timeout().toNanos();
+        this.cmId = r.cmId;
         this.creditWr = r.own(SendRequests.allocate(1, 1));
         boolean inline = r.qp.capabilities().maxInlineData() >= 8;
         creditWr.at(0).clear().wrId(RdmaEndpoint.INTERNAL_WR_ID).opcode(Opcode.RDMA_WRITE)
@@ -118,6 +121,10 @@ final class Credits {
                         : ": no send credit for " + (timeoutNanos / 1_000_000) + " ms: the peer has " + sent
                                 + " messages and posted " + peerPosted() + " receives in all; it must poll its "
                                 + "receives and call repostReceive"));
+            }
+            if (cmId != null && cmId.isDisconnected()) {
+                throw new EndpointException(description + ": the peer disconnected (RDMA_CM_EVENT_DISCONNECTED) while "
+                        + "this side waited for " + (n == 0 ? "its first credit update" : "a send credit"));
             }
             sendQueue.reapInternal();
             Thread.onSpinWait();

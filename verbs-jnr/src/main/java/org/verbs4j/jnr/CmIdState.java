@@ -47,6 +47,8 @@ final class CmIdState {
     private CmEventType failureEvent;
     private int failureStatus;
     private volatile boolean disconnectCalled;
+    /** Set by the DISCONNECTED event: read without the lock by loops that wait for the peer. */
+    volatile boolean disconnected;
     /** The peer's address, for messages ("" until known). */
     volatile String peer = "";
 
@@ -77,7 +79,10 @@ final class CmIdState {
                 case ADDR_RESOLVED, ADDR_ERROR -> slots[ADDR] = e;
                 case ROUTE_RESOLVED, ROUTE_ERROR -> slots[ROUTE] = e;
                 case ESTABLISHED, REJECTED, UNREACHABLE, CONNECT_ERROR, CONNECT_RESPONSE -> slots[CONN] = e;
-                case DISCONNECTED -> slots[DISC] = e;
+                case DISCONNECTED -> {
+                    slots[DISC] = e;
+                    disconnected = true;
+                }
                 case DEVICE_REMOVAL -> failLocked(CmEventType.DEVICE_REMOVAL, e.status(),
                         "the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL): close this id");
                 default -> {

@@ -135,4 +135,9 @@ final class CmParams {
             RawMemory.free(p);
         }
     }
+
+    /** A time-out for librdmacm's resolve calls: milliseconds as an int, at least 1. */
+    static int nativeTimeout(java.time.Duration d) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, d.toMillis()));
+    }
 }

@@ -128,7 +128,7 @@ final class JnrCmId extends AbstractResource implements CmId {
             state.peer = SockAddr.text(destination);
             long sa = SockAddr.allocate(destination);
             try {
-                if (cm.resolveAddr.call(id, 0, sa, nativeTimeout(timeout)) != 0) {
+                if (cm.resolveAddr.call(id, 0, sa, CmParams.nativeTimeout(timeout)) != 0) {
                     throw CmHints.callFailed("rdma_resolve_addr", NativeFunction.errno(), state.peer);
                 }
             } finally {
@@ -148,7 +148,7 @@ final class JnrCmId extends AbstractResource implements CmId {
         enter();
         try {
             state.clear(CmIdState.ROUTE);
-            if (cm.resolveRoute.call(id, nativeTimeout(timeout)) != 0) {
+            if (cm.resolveRoute.call(id, CmParams.nativeTimeout(timeout)) != 0) {
                 throw CmHints.callFailed("rdma_resolve_route", NativeFunction.errno(), state.peer);
             }
             CmEvent e = state.await(CmIdState.ROUTE, timeout, "rdma_resolve_route", "RDMA_CM_EVENT_ROUTE_RESOLVED");
@@ -420,6 +420,11 @@ final class JnrCmId extends AbstractResource implements CmId {
     }
 
     @Override
+    public boolean isDisconnected() {
+        return state.disconnected;
+    }
+
+    @Override
     public void setTypeOfService(int tos) {
         enter();
         try {
@@ -491,9 +496,5 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     CmException eventFailed(String verb, CmEvent e, String detail) {
         return CmHints.eventFailed(verb, e, detail, ud(), e.type() == CmEventType.REJECTED && onIwarp());
-    }
-
-    static int nativeTimeout(Duration d) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, d.toMillis()));
     }
 }

@@ -135,6 +135,12 @@ public interface CmId extends AutoCloseable {
     /** Waits until this id got DISCONNECTED (returns at once when it already has). */
     void awaitDisconnected(Duration timeout);
 
+    /**
+     * Whether this id got DISCONNECTED: the peer disconnected, its process or host died, or the connection
+     * broke. Never blocks: a loop that waits for something from the peer can check it on every turn.
+     */
+    boolean isDisconnected();
+
     /** {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1)}; call before resolveRoute / listen. */
     void setTypeOfService(int tos);
 
