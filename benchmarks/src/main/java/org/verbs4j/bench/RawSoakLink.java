@@ -20,9 +20,8 @@ import org.verbs4j.bench.soak.SoakLink;
  */
 public final class RawSoakLink implements SoakLink {
     private final ConnectedQueuePairs pair;
+    private final Layout layout;
     private final int size;
-    private final int depth;
-    private final int ring;
     private final SendRequests send;
     private final ReceiveRequests recv;
     private final ByteBuffer requester;
@@ -35,16 +34,16 @@ public final class RawSoakLink implements SoakLink {
     private long sent;
     private long receivesPosted;
 
-    private RawSoakLink(ConnectedQueuePairs pair, int size, int depth, int ring) {
+    private RawSoakLink(ConnectedQueuePairs pair, Layout layout) {
         this.pair = pair;
-        this.size = size;
-        this.depth = depth;
-        this.ring = ring;
+        this.layout = layout;
+        this.size = layout.messageSize();
+        int depth = layout.depth();
         this.a = pair.a.mr();
         this.b = pair.b.mr();
         this.requester = a.buffer();
         this.responder = b.buffer();
-        this.receiveBase = (long) ring * size;
+        this.receiveBase = layout.ringBytes();
         this.sendViews = new ByteBuffer[depth];
         this.receiveViews = new ByteBuffer[depth];
         for (int i = 0; i < depth; i++) {
@@ -71,26 +70,23 @@ public final class RawSoakLink implements SoakLink {
     }
 
     /**
-     * Connects two queue pairs on {@code device} with room for {@code depth} operations in flight and buffers
-     * for the slots and a ring of {@code ring} slots of {@code size} bytes.
+     * Connects two queue pairs on {@code device} with room for {@code layout.depth()} operations in flight,
+     * and buffers for the slots, the ring and the receives.
      *
      * @param cmAddress the device's address, where the pair connects through rdma_cm (iWARP); sets
      *        {@code -Dverbs4j.cmAddress} for this JVM
      */
-    public static RawSoakLink open(String device, InetAddress cmAddress, int size, int depth, int ring) {
-        if (depth < 1 || ring < depth + 1 || size < 8) {
-            throw new IllegalArgumentException("depth " + depth + ", ring " + ring + ", size " + size
-                    + ": need depth >= 1, ring > depth and size >= 8");
-        }
+    public static RawSoakLink open(String device, InetAddress cmAddress, Layout layout) {
         System.setProperty(ConnectedQueuePairs.CM_ADDRESS_PROPERTY, cmAddress.getHostAddress());
-        long buffer = (long) (ring + depth + 1) * size;
+        int depth = layout.depth();
+        long buffer = layout.ringBytes() + (long) depth * layout.messageSize() + layout.requesterBytes();
         ConnectedQueuePairs p = ConnectedQueuePairs.open(device,
                 new ConnectedQueuePairs.Shape(2 * depth + 16, depth, depth, 0, buffer));
         try {
             if (p.a.mr().buffer() == null || p.b.mr().buffer() == null) {
                 throw new IllegalStateException(device + ": the soak buffers have no ByteBuffer view");
             }
-            return new RawSoakLink(p, size, depth, ring);
+            return new RawSoakLink(p, layout);
         } catch (RuntimeException e) {
             p.close();
             throw e;
@@ -117,18 +113,8 @@ public final class RawSoakLink implements SoakLink {
     }
 
     @Override
-    public int depth() {
-        return depth;
-    }
-
-    @Override
-    public int messageSize() {
-        return size;
-    }
-
-    @Override
-    public int ringSlots() {
-        return ring;
+    public Layout layout() {
+        return layout;
     }
 
     @Override

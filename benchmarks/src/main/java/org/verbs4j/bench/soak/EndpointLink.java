@@ -24,45 +24,40 @@ final class EndpointLink implements SoakLink {
     private final EndpointServer server;
     private final RdmaEndpoint client;
     private final RdmaEndpoint accepted;
+    private final Layout layout;
     private final int size;
-    private final int depth;
-    private final int ring;
 
-    private EndpointLink(EndpointServer server, RdmaEndpoint client, RdmaEndpoint accepted, int size, int depth,
-            int ring) {
+    private EndpointLink(EndpointServer server, RdmaEndpoint client, RdmaEndpoint accepted, Layout layout) {
         this.server = server;
         this.client = client;
         this.accepted = accepted;
-        this.size = size;
-        this.depth = depth;
-        this.ring = ring;
+        this.layout = layout;
+        this.size = layout.messageSize();
     }
 
     /**
      * The endpoint options of a soak pair: {@code depth} sends in flight, as many receives, and an RDMA region
      * that holds the ring (and, on the requester's side, its slots and the fence slot).
      */
-    static EndpointOptions options(int size, int depth, int ring, Duration timeout) {
-        return EndpointOptions.defaults().messageSize(size).sendDepth(depth).receiveDepth(depth)
-                .rdmaRegionSize((long) Math.max(ring, depth + 1) * size).timeout(timeout);
+    static EndpointOptions options(Layout l, Duration timeout) {
+        return EndpointOptions.defaults().messageSize(l.messageSize()).sendDepth(l.depth()).receiveDepth(l.depth())
+                .rdmaRegionSize(Math.max(l.ringBytes(), l.requesterBytes())).timeout(timeout);
     }
 
     /** Listens at {@code at}, connects to it and accepts, on a thread of {@code acceptor}. */
-    static EndpointLink open(InetSocketAddress at, int size, int depth, int ring, Duration timeout,
-            ExecutorService acceptor) {
-        EndpointOptions o = options(size, depth, ring, timeout);
+    static EndpointLink open(InetSocketAddress at, Layout layout, Duration timeout, ExecutorService acceptor) {
+        EndpointOptions o = options(layout, timeout);
         EndpointServer server = Endpoints.listen(at, o);
         RdmaEndpoint client = null;
         try {
             Future<RdmaEndpoint> accepted = acceptor.submit(() -> server.accept(timeout));
             client = Endpoints.connect(server.address(), o);
-            return new EndpointLink(server, client, await(accepted, timeout), size, depth, ring);
+            return new EndpointLink(server, client, await(accepted, timeout), layout);
         } catch (RuntimeException e) {
-            if (client != null) {
-                closeQuietly(client, e);
+            RdmaEndpoint c = client;
+            try (server; c) {
+                throw e;
             }
-            closeQuietly(server, e);
-            throw e;
         }
     }
 
@@ -82,32 +77,14 @@ final class EndpointLink implements SoakLink {
         }
     }
 
-    static void closeQuietly(AutoCloseable c, Throwable into) {
-        try {
-            c.close();
-        } catch (Exception e) {
-            into.addSuppressed(e);
-        }
-    }
-
     @Override
     public String description() {
         return client + " -> " + accepted;
     }
 
     @Override
-    public int depth() {
-        return depth;
-    }
-
-    @Override
-    public int messageSize() {
-        return size;
-    }
-
-    @Override
-    public int ringSlots() {
-        return ring;
+    public Layout layout() {
+        return layout;
     }
 
     @Override
@@ -162,12 +139,9 @@ final class EndpointLink implements SoakLink {
 
     @Override
     public void close() {
-        IllegalStateException failure = new IllegalStateException("closing " + description());
-        closeQuietly(client, failure);
-        closeQuietly(accepted, failure);
-        closeQuietly(server, failure);
-        if (failure.getSuppressed().length > 0) {
-            throw failure;
+        // closed in reverse order (client first), each even when another fails; the first failure is thrown
+        try (server; accepted; client) {
+            return;
         }
     }
 

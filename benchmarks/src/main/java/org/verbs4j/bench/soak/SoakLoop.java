@@ -7,7 +7,7 @@ import org.verbs4j.api.WorkCompletions;
 
 /**
  * The three data-path loops of the soak, over any {@link SoakLink}: sends, RDMA writes and RDMA reads, up to
- * {@link SoakLink#depth} in flight, every completion checked (status, opcode, work request id in order), every
+ * {@link SoakLink.Layout#depth} in flight, every completion checked (status, opcode, work request id in order), every
  * operation's sequence number checked where it lands and, for one operation in {@value MessagePattern#SAMPLE_EVERY},
  * every byte. Writes are checked in rounds of one ring: after the round, an RDMA READ fences them (on iWARP a
  * write's completion says nothing about its placement at the peer; a read is served only after the writes
@@ -56,9 +56,9 @@ final class SoakLoop {
         this.rwc = rwc;
         this.stallNanos = stall.toNanos();
         this.progress = progress;
-        this.depth = link.depth();
-        this.size = link.messageSize();
-        this.ring = link.ringSlots();
+        this.depth = link.layout().depth();
+        this.size = link.layout().messageSize();
+        this.ring = link.layout().ringSlots();
         // made once: the loops build no string unless they fail
         this.receiveWhat = link + " receive";
         this.writeWhat = link + " write target";

@@ -147,8 +147,9 @@ public final class VerbsSoak {
         SoakLoop.Outcome outcome;
         InetSocketAddress at = new InetSocketAddress(o.address, o.port + index);
         if (kind.operations) {
-            try (SoakLink link = kind.raw() ? RawSoakLink.open(o.device, o.address, o.size, o.depth, SoakOptions.RING)
-                    : EndpointLink.open(at, o.size, o.depth, SoakOptions.RING, o.stall, acceptor);
+            SoakLink.Layout layout = new SoakLink.Layout(o.size, o.depth, SoakOptions.RING);
+            try (SoakLink link = kind.raw() ? RawSoakLink.open(o.device, o.address, layout)
+                    : EndpointLink.open(at, layout, o.stall, acceptor);
                     WorkCompletions wc = WorkCompletions.allocate(o.depth);
                     WorkCompletions rwc = WorkCompletions.allocate(o.depth)) {
                 progress.at(0);
