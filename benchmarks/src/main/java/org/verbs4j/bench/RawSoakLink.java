@@ -73,15 +73,24 @@ public final class RawSoakLink implements SoakLink {
      * Connects two queue pairs on {@code device} with room for {@code layout.depth()} operations in flight,
      * and buffers for the slots, the ring and the receives.
      *
-     * @param cmAddress the device's address, where the pair connects through rdma_cm (iWARP); sets
-     *        {@code -Dverbs4j.cmAddress} for this JVM
+     * @param cmAddress the device's address, where the pair connects through rdma_cm (iWARP); it stands for
+     *        {@code -Dverbs4j.cmAddress} while the pair connects, and the property is restored after
      */
     public static RawSoakLink open(String device, InetAddress cmAddress, Layout layout) {
-        System.setProperty(ConnectedQueuePairs.CM_ADDRESS_PROPERTY, cmAddress.getHostAddress());
         int depth = layout.depth();
         long buffer = layout.ringBytes() + (long) depth * layout.messageSize() + layout.requesterBytes();
-        ConnectedQueuePairs p = ConnectedQueuePairs.open(device,
-                new ConnectedQueuePairs.Shape(2 * depth + 16, depth, depth, 0, buffer));
+        String before = System.getProperty(ConnectedQueuePairs.CM_ADDRESS_PROPERTY);
+        System.setProperty(ConnectedQueuePairs.CM_ADDRESS_PROPERTY, cmAddress.getHostAddress());
+        ConnectedQueuePairs p;
+        try {
+            p = ConnectedQueuePairs.open(device, new ConnectedQueuePairs.Shape(2 * depth + 16, depth, depth, 0, buffer));
+        } finally {
+            if (before == null) {
+                System.clearProperty(ConnectedQueuePairs.CM_ADDRESS_PROPERTY);
+            } else {
+                System.setProperty(ConnectedQueuePairs.CM_ADDRESS_PROPERTY, before);
+            }
+        }
         try {
             if (p.a.mr().buffer() == null || p.b.mr().buffer() == null) {
                 throw new IllegalStateException(device + ": the soak buffers have no ByteBuffer view");
