@@ -305,7 +305,16 @@ class EndpointIT {
     /** A peer that is not a verbs4j endpoint: the server refuses it (the peer sees REJECTED) and keeps listening. */
     @Test
     void foreignPeerIsRejected() throws Exception {
-        InetSocketAddress at = next("rxe");
+        refusedOverRdmaCm("rxe", "hello".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * A raw rdma_cm peer connects to an endpoint server with {@code privateData}: it must see REJECTED with
+     * "not a verbs4j endpoint", the server's accept must fail, and a real endpoint must get through after it.
+     * Returns the exception the server's accept threw.
+     */
+    static EndpointException refusedOverRdmaCm(String fabric, byte[] privateData) throws Exception {
+        InetSocketAddress at = next(fabric);
         EndpointOptions o = EndpointOptions.defaults().timeout(T);
         try (EndpointServer server = Endpoints.listen(at, o)) {
             Future<RdmaEndpoint> first = SERVER.submit(() -> server.accept(T));
@@ -318,7 +327,7 @@ class EndpointIT {
                 id.createQueuePair(pd, new org.verbs4j.api.QpInitAttributes(org.verbs4j.api.QpType.RC, cq, cq)
                         .maxSendWr(1).maxRecvWr(1));
                 CmRejectedException r = assertThrows(CmRejectedException.class, () -> id.connect(
-                        ConnectionParameters.defaults().withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)), T));
+                        ConnectionParameters.defaults().withPrivateData(privateData), T));
                 assertTrue(new String(r.privateData(), StandardCharsets.US_ASCII).startsWith("not a verbs4j endpoint"));
                 id.close();
                 cq.close();
@@ -332,6 +341,7 @@ class EndpointIT {
                 assertEquals(16, ep.sendCredits());
                 assertEquals(16, peer.sendCredits());
             }
+            return (EndpointException) e.getCause();
         }
     }
 

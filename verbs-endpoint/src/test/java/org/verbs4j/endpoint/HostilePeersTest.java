@@ -113,6 +113,15 @@ class HostilePeersTest {
         return ":" + s.getLocalPort();
     }
 
+    /** Sends {@code bytes} from a new connection; the server must close it soon, with a log line naming it. */
+    private Socket expectDrop(byte[] bytes, String reason) throws IOException {
+        Socket s = open();
+        s.getOutputStream().write(bytes);
+        assertTrue(closedWithin(s, 5000), "dropped when its bytes are in, not after the time-out");
+        assertTrue(dropNamed(s, reason), drops.toString());
+        return s;
+    }
+
     private boolean dropNamed(Socket s, String reason) {
         return drops.stream().anyMatch(l -> l.contains(port(s)) && l.contains(reason));
     }
@@ -152,11 +161,7 @@ class HostilePeersTest {
     @Test
     void aHugeLengthIsJustGarbage() throws IOException {
         listen(16, Duration.ofSeconds(20));
-        Socket s = open();
-        byte[] b = ByteBuffer.allocate(Endpoints.HELLO).putInt(Integer.MAX_VALUE).array();
-        s.getOutputStream().write(b);
-        assertTrue(closedWithin(s, 5000), "dropped when its 100 bytes are in, not after the time-out");
-        assertTrue(dropNamed(s, "did not send a QP address"), drops.toString());
+        expectDrop(ByteBuffer.allocate(Endpoints.HELLO).putInt(Integer.MAX_VALUE).array(), "did not send a QP address");
         // a well-formed address with a handshake that claims the largest sizes allocates nothing on this side
         byte[] h = hello();
         ByteBuffer.wrap(h, Endpoints.QP_WIRE + 8, 8).putInt(Integer.MAX_VALUE).putInt(Integer.MAX_VALUE);
@@ -169,19 +174,13 @@ class HostilePeersTest {
         listen(16, Duration.ofSeconds(20));
         Random r = new Random(13);
         for (int i = 0; i < 20; i++) {
-            Socket s = open();
             byte[] b = new byte[Endpoints.HELLO];
             r.nextBytes(b);
-            s.getOutputStream().write(b);
-            assertTrue(closedWithin(s, 5000));
-            assertTrue(drops.stream().anyMatch(l -> l.contains(port(s))), drops.toString());
+            expectDrop(b, "");
         }
         byte[] badMtu = hello();
         badMtu[Endpoints.QP_WIRE + 6] = 9;
-        Socket s = open();
-        s.getOutputStream().write(badMtu);
-        assertTrue(closedWithin(s, 5000));
-        assertTrue(dropNamed(s, "path MTU 9"), drops.toString());
+        expectDrop(badMtu, "path MTU 9");
         assertTrue(goodPeer() < 5000);
     }
 
@@ -210,7 +209,9 @@ class HostilePeersTest {
         Socket stalls = open();
         stalls.getOutputStream().write(hello());
         assertTrue(closedWithin(stalls, 5000));
-        assertTrue(dropNamed(stalls, "within 1500 ms (100 bytes received"), drops.toString());
+        // the deadline's timer or the handshake thread's read, whichever comes first, drops it
+        assertTrue(dropNamed(stalls, "within 1500 ms (100 bytes received")
+                || dropNamed(stalls, "the ready byte did not arrive in time"), drops.toString());
         assertEquals(0, server.pending());
     }
 
