@@ -316,8 +316,10 @@ class EndpointIT {
     static EndpointException refusedOverRdmaCm(String fabric, byte[] privateData) throws Exception {
         InetSocketAddress at = next(fabric);
         EndpointOptions o = EndpointOptions.defaults().timeout(T);
+        // its own thread: other test classes call it after this one's @AfterAll stopped SERVER
+        ExecutorService own = Executors.newSingleThreadExecutor();
         try (EndpointServer server = Endpoints.listen(at, o)) {
-            Future<RdmaEndpoint> first = SERVER.submit(() -> server.accept(T));
+            Future<RdmaEndpoint> first = own.submit(() -> server.accept(T));
             try (ConnectionManager cm = Rdma.connectionManager()) {
                 CmId id = cm.createId();
                 id.resolveAddress(at, T);
@@ -336,12 +338,14 @@ class EndpointIT {
             Exception e = assertThrows(Exception.class, () -> first.get(2, TimeUnit.MINUTES));
             assertInstanceOf(EndpointException.class, e.getCause());
             // still listening: a real endpoint gets through
-            Future<RdmaEndpoint> second = SERVER.submit(() -> server.accept(T));
+            Future<RdmaEndpoint> second = own.submit(() -> server.accept(T));
             try (RdmaEndpoint ep = Endpoints.connect(at, o); RdmaEndpoint peer = second.get(2, TimeUnit.MINUTES)) {
                 assertEquals(16, ep.sendCredits());
                 assertEquals(16, peer.sendCredits());
             }
             return (EndpointException) e.getCause();
+        } finally {
+            own.shutdownNow();
         }
     }
 

@@ -126,25 +126,38 @@ class HostilePeersIT {
 
     @Test
     void halfOpenConnectionsAreBoundedAndDroppedAtTheirDeadline() throws Exception {
-        EndpointOptions o = manual(Duration.ofSeconds(5), 16);
+        Duration deadline = Duration.ofSeconds(40);
+        EndpointOptions o = manual(deadline, 16);
         InetSocketAddress at = EndpointIT.next("rxe");
         try (EndpointServer server = Endpoints.listen(at, o.copy().backlog(512))) {
             List<Socket> many = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
                 many.add(open(at));
             }
-            Thread.sleep(1000);
-            int closedAtOnce = 0;
+            long t0 = System.nanoTime();
+            // the server closes those beyond the limit as it accepts them: well before the others' deadline
+            List<Socket> left = new ArrayList<>(many);
+            while (left.size() > 16 && System.nanoTime() - t0 < Duration.ofSeconds(25).toNanos()) {
+                List<Socket> still = new ArrayList<>();
+                for (Socket s : left) {
+                    if (!closedWithin(s, 10)) {
+                        still.add(s);
+                    }
+                }
+                left = still;
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(16, left.size(), "open after " + ms + " ms: the pending ones, no more");
+            System.out.printf("manual endpoint on rxe0: 284 of 300 half-open connections closed within %d ms%n", ms);
+            for (int i = 0; i < left.size(); i++) {
+                assertTrue(closedWithin(left.get(i), 60_000), "pending connection " + i + " closed by its deadline");
+            }
+            assertTrue(System.nanoTime() - t0 >= deadline.minusSeconds(5).toNanos(), "closed at the deadline, not before");
             for (Socket s : many) {
-                closedAtOnce += closedWithin(s, 20) ? 1 : 0;
+                s.close();
             }
-            assertTrue(closedAtOnce >= 300 - 16, closedAtOnce + " of 300 closed at once");
-            for (int i = 0; i < many.size(); i++) {
-                assertTrue(closedWithin(many.get(i), 15_000), "half-open connection " + i + " closed by its deadline");
-                many.get(i).close();
-            }
-            long ms = goodEndpoint(server, at, o);
-            System.out.printf("manual endpoint on rxe0 after 300 half-open connections (16 pending at most): %d ms%n", ms);
+            long connect = goodEndpoint(server, at, o);
+            System.out.printf("manual endpoint on rxe0 after 300 half-open connections: connected in %d ms%n", connect);
         }
     }
 
