@@ -19,7 +19,10 @@ public interface ProtectionDomain extends AutoCloseable {
 
     /**
      * {@code ibv_reg_mr} over memory the caller owns. The caller keeps the memory alive and unmoved until
-     * the region is closed: the NIC reads and writes it directly.
+     * the region is closed: the NIC reads and writes it directly. A raw address cannot be checked: the
+     * region's accessors and the checked scatter/gather entries trust that {@code length} bytes at
+     * {@code address} are the caller's memory for as long as the region object is in use, and memory freed
+     * under them crashes the JVM. Prefer the direct-buffer or allocating forms.
      *
      * @param access {@link Access} flags
      */
@@ -31,7 +34,11 @@ public interface ProtectionDomain extends AutoCloseable {
      */
     MemoryRegion registerMemory(ByteBuffer directBuffer, int access);
 
-    /** Allocates {@code length} zeroed, page-aligned bytes and registers them; closing the region frees them. */
+    /**
+     * Allocates {@code length} zeroed, page-aligned bytes and registers them. Closing the region deregisters
+     * them; the memory itself is freed once the region object is unreachable, so that an accessor racing the
+     * close on another thread never touches freed memory.
+     */
     MemoryRegion allocateMemory(long length, int access);
 
     /** {@code ibv_create_qp}. The QP starts in {@link QpState#RESET}. */

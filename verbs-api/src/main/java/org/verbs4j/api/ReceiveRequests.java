@@ -60,13 +60,32 @@ public final class ReceiveRequests extends WorkRequests {
             return this;
         }
 
-        /** Scatter/gather entry {@code j}: {@code length} bytes at {@code addr} of a region with {@code lkey}. */
+        /**
+         * Scatter/gather entry {@code j}: {@code length} bytes at {@code offset} in {@code mr}, checked to lie
+         * inside the open region. The checked way to fill an entry.
+         */
+        public ReceiveRequest sge(int j, MemoryRegion mr, long offset, int length) {
+            putSge(j, mr, offset, length);
+            return this;
+        }
+
+        /** One checked entry: sets entry 0 to {@code length} bytes at {@code offset} in {@code mr}, and {@code num_sge = 1}. */
+        public ReceiveRequest sge(MemoryRegion mr, long offset, int length) {
+            putSge(0, mr, offset, length);
+            putNumSge(1);
+            return this;
+        }
+
+        /**
+         * Scatter/gather entry {@code j}: {@code length} bytes at the raw address {@code addr} of a region with
+         * {@code lkey}. Unchecked (the device checks the key when data arrives). Prefer {@link #sge(int, MemoryRegion, long, int)}.
+         */
         public ReceiveRequest sge(int j, long addr, int length, int lkey) {
             putSge(j, addr, length, lkey);
             return this;
         }
 
-        /** One entry: sets entry 0 and {@code num_sge = 1}. */
+        /** One raw, unchecked entry (see {@link #sge(int, long, int, int)}): sets entry 0 and {@code num_sge = 1}. */
         public ReceiveRequest sge(long addr, int length, int lkey) {
             putSge(0, addr, length, lkey);
             putNumSge(1);

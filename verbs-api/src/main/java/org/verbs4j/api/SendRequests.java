@@ -83,13 +83,34 @@ public final class SendRequests extends WorkRequests {
             return this;
         }
 
-        /** Scatter/gather entry {@code j}: {@code length} bytes at {@code addr} of a region with {@code lkey}. */
+        /**
+         * Scatter/gather entry {@code j}: {@code length} bytes at {@code offset} in {@code mr}, checked to lie
+         * inside the open region. The checked way to fill an entry.
+         */
+        public SendRequest sge(int j, MemoryRegion mr, long offset, int length) {
+            putSge(j, mr, offset, length);
+            return this;
+        }
+
+        /** One checked entry: sets entry 0 to {@code length} bytes at {@code offset} in {@code mr}, and {@code num_sge = 1}. */
+        public SendRequest sge(MemoryRegion mr, long offset, int length) {
+            putSge(0, mr, offset, length);
+            putNumSge(1);
+            return this;
+        }
+
+        /**
+         * Scatter/gather entry {@code j}: {@code length} bytes at the raw address {@code addr} of a region with
+         * {@code lkey}. Unchecked: the device checks the key, but with {@link SendFlags#INLINE} the provider
+         * copies from {@code addr} at post time, and an address that is not readable memory then crashes the
+         * JVM. Prefer {@link #sge(int, MemoryRegion, long, int)}.
+         */
         public SendRequest sge(int j, long addr, int length, int lkey) {
             putSge(j, addr, length, lkey);
             return this;
         }
 
-        /** One entry: sets entry 0 and {@code num_sge = 1}. */
+        /** One raw, unchecked entry (see {@link #sge(int, long, int, int)}): sets entry 0 and {@code num_sge = 1}. */
         public SendRequest sge(long addr, int length, int lkey) {
             putSge(0, addr, length, lkey);
             putNumSge(1);
@@ -118,7 +139,11 @@ public final class SendRequests extends WorkRequests {
             return this;
         }
 
-        /** Destination of a UD send. */
+        /**
+         * Destination of a UD send. The request holds the address handle's native pointer, which the provider
+         * reads at post time: keep {@code ah} open until the send has completed (a handle closed before the
+         * post is refused here only if it is closed when this is called).
+         */
         public SendRequest ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
             RawMemory.putLong(wr() + UD_AH_OFFSET, ah.handle());
             RawMemory.putInt(wr() + UD_REMOTE_QPN_OFFSET, remoteQpn);

@@ -24,7 +24,8 @@ import org.verbs4j.api.internal.RawMemory;
 public final class WorkCompletions implements AutoCloseable {
     private final int capacity;
     private final long base;
-    private boolean closed;
+    /** Polls in progress on other threads: {@link #close} waits for them before it frees the memory. */
+    private final org.verbs4j.api.spi.CloseGuard guard = new org.verbs4j.api.spi.CloseGuard();
 
     private WorkCompletions(int capacity) {
         this.capacity = capacity;
@@ -48,10 +49,31 @@ public final class WorkCompletions implements AutoCloseable {
         return base;
     }
 
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("WorkCompletions is closed");
+    /**
+     * For backends: enters a poll that writes this array and returns the address of slot 0; the memory is
+     * not freed until {@link #leave()}, which must follow in a {@code finally}, even when {@link #close()}
+     * runs on another thread meanwhile. Throws {@link IllegalStateException} when the array is closed.
+     */
+    public long enter() {
+        if (!guard.tryEnter()) {
+            throw closed();
         }
+        return base;
+    }
+
+    /** For backends: leaves the poll {@link #enter() entered}. */
+    public void leave() {
+        guard.leave();
+    }
+
+    private void checkOpen() {
+        if (guard.isShut()) {
+            throw closed();
+        }
+    }
+
+    private static IllegalStateException closed() {
+        return new IllegalStateException("WorkCompletions is closed");
     }
 
     private long slot(int i) {
@@ -157,10 +179,15 @@ public final class WorkCompletions implements AutoCloseable {
                 + "]";
     }
 
+    /**
+     * Frees the native memory, once the polls in progress on other threads have returned. Idempotent.
+     * Reading the completions is not thread-safe: close the array from the thread that reads it, or after
+     * that thread is done.
+     */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (guard.shut()) {
+            guard.awaitIdle("WorkCompletions");
             RawMemory.free(base);
         }
     }

@@ -3,6 +3,7 @@ package org.verbs4j.api;
 import static org.verbs4j.api.internal.WrLayout.Wr.*;
 
 import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.spi.CloseGuard;
 
 /**
  * What {@link SendRequests} and {@link ReceiveRequests} share: an array of {@code capacity} work requests
@@ -26,7 +27,8 @@ abstract class WorkRequests implements AutoCloseable {
     private final long base;
     private final long sgeBase;
     private int count;
-    private boolean closed;
+    /** Posts in progress on other threads: {@link #close} waits for them before it frees the memory. */
+    private final CloseGuard guard = new CloseGuard();
 
     /**
      * @param name      the class name, for "... is closed"
@@ -102,6 +104,47 @@ abstract class WorkRequests implements AutoCloseable {
         return base;
     }
 
+    /**
+     * For backends: enters a post that reads this array and returns the address of slot 0; the memory is
+     * not freed until {@link #leave()}, which must follow in a {@code finally}, even when {@link #close()}
+     * runs on another thread meanwhile. Throws {@link IllegalStateException} when the array is closed.
+     */
+    public final long enter() {
+        if (!guard.tryEnter()) {
+            throw closed();
+        }
+        return base;
+    }
+
+    /** For backends: leaves the post {@link #enter() entered}. */
+    public final void leave() {
+        guard.leave();
+    }
+
+    /**
+     * For backends, before a post: throws {@link IllegalArgumentException} when the chain is longer than
+     * {@code maxWr} (the queue's depth) or a request in it has more than {@code maxSge} entries, naming
+     * {@code queue}. A provider may drop what does not fit without an error (siw does): nothing a user posts
+     * may be lost silently. Costs two comparisons when the array's shape fits the queue.
+     */
+    public final void checkFits(int maxWr, int maxSge, Object queue) {
+        if (count > maxWr) {
+            throw new IllegalArgumentException("a chain of " + count + " " + slotsName + " is longer than " + queue
+                    + " can hold (" + maxWr + " work requests): post at most " + maxWr
+                    + " at once, and no more than the queue has free");
+        }
+        if (maxSge > this.maxSge) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            int n = RawMemory.getInt(slot(i) + NUM_SGE);
+            if (n > maxSge) {
+                throw new IllegalArgumentException("slot " + i + " of the chain has " + n + " scatter/gather entries; "
+                        + queue + " takes at most " + maxSge + " per request (max_sge)");
+            }
+        }
+    }
+
     /** The slot index of a native request address inside this array (for a failed post's {@code bad_wr}), or -1. */
     public final int indexOf(long wrAddress) {
         long off = wrAddress - base;
@@ -109,16 +152,24 @@ abstract class WorkRequests implements AutoCloseable {
     }
 
     final void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException(name + " is closed");
+        if (guard.isShut()) {
+            throw closed();
         }
     }
 
-    /** Frees the native memory; the array and its flyweight refuse every later use. Idempotent. */
+    private IllegalStateException closed() {
+        return new IllegalStateException(name + " is closed");
+    }
+
+    /**
+     * Frees the native memory, once the posts in progress on other threads have returned; the array and its
+     * flyweight refuse every later use. Idempotent. Filling the array is not thread-safe: close it from the
+     * thread that fills it, or after that thread is done.
+     */
     @Override
     public final void close() {
-        if (!closed) {
-            closed = true;
+        if (guard.shut()) {
+            guard.awaitIdle(name);
             RawMemory.free(base);
         }
     }
@@ -164,6 +215,22 @@ abstract class WorkRequests implements AutoCloseable {
             RawMemory.putLong(s + SGE_ADDR, addr);
             RawMemory.putInt(s + SGE_LENGTH, length);
             RawMemory.putInt(s + SGE_LKEY, lkey);
+        }
+
+        /**
+         * Entry {@code j}: {@code length} bytes at {@code offset} in {@code mr}, after checking that the region
+         * is open and that the bytes lie inside it (so the device, or a provider copying inline data, reads
+         * only registered memory).
+         */
+        final void putSge(int j, MemoryRegion mr, long offset, int length) {
+            if (mr.isClosed()) {
+                throw new IllegalStateException(mr + " is closed");
+            }
+            if (offset < 0 || length < 0 || offset > mr.length() - length) {
+                throw new IndexOutOfBoundsException("offset " + offset + " + length " + length + " outside the "
+                        + mr.length() + "-byte region " + mr);
+            }
+            putSge(j, mr.address() + offset, length, mr.lkey());
         }
 
         final void putNumSge(int n) {

@@ -71,6 +71,19 @@ class MemoryRegionTest {
     }
 
     @Test
+    void aNegativeOrOverflowingOffsetOrLengthIsRefusedBeforeAnythingIsAllocatedOrTouched() {
+        try (Native mr = new Native(64)) {
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.getBytes(0, -1), "not NegativeArraySizeException");
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.putLong(Long.MAX_VALUE, 1), "offset + 8 overflows");
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.getLong(Long.MAX_VALUE - 3));
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.fill(8, Long.MAX_VALUE, (byte) 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> mr.putBytes(1, new byte[8], 1, Integer.MAX_VALUE),
+                    "source offset + length overflows int");
+            assertEquals(0L, mr.getLong(0), "nothing was written");
+        }
+    }
+
+    @Test
     void aClosedRegionRefusesEveryAccess() {
         Native mr = new Native(16);
         mr.close();

@@ -94,7 +94,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     private RemoteRegion remote = new RemoteRegion(0, 0, 0);
     private int peerReceiveDepth;
     private int peerMessageSize;
-    private boolean closed;
+    /** Volatile: a close on another thread is seen by the next call, and by a wait in progress. */
+    private volatile boolean closed;
 
     /** Everything {@code r} holds belongs to the endpoint from here on. */
     RdmaEndpoint(EndpointResources r) {
@@ -191,24 +192,28 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private boolean postMessage(Opcode op, int slot, int length, int immediate, boolean wait) {
         checkOpen();
-        if (op == Opcode.SEND_WITH_IMM) {
-            checkImmediateData("sendWithImmediate");
-        }
-        sendSlots.check(slot);
-        sendSlots.checkLength(length);
-        sendQueue.checkRoom(1);
-        if (!credits.available()) {
-            if (!wait) {
-                return false;
+        try {
+            if (op == Opcode.SEND_WITH_IMM) {
+                checkImmediateData("sendWithImmediate");
             }
-            credits.await();
+            sendSlots.check(slot);
+            sendSlots.checkLength(length);
+            sendQueue.checkRoom(1);
+            if (!credits.available()) {
+                if (!wait) {
+                    return false;
+                }
+                credits.await();
+            }
+            sendWr.at(0).wrId(slot).opcode(op)
+                    .flags(length <= inlineLimit ? SendFlags.SIGNALED | SendFlags.INLINE : SendFlags.SIGNALED)
+                    .immData(immediate).sge(sendSlots.address(slot), length, sendSlots.lkey());
+            sendQueue.post(sendWr, 1);
+            credits.consume();
+            return true;
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
         }
-        sendWr.at(0).wrId(slot).opcode(op)
-                .flags(length <= inlineLimit ? SendFlags.SIGNALED | SendFlags.INLINE : SendFlags.SIGNALED)
-                .immData(immediate).sge(sendSlots.address(slot), length, sendSlots.lkey());
-        sendQueue.post(sendWr, 1);
-        credits.consume();
-        return true;
     }
 
     /**
@@ -241,28 +246,32 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private void rdma(Opcode op, long localOffset, int length, long remoteOffset, int immediate, long wrId) {
         checkOpen();
-        boolean takesReceive = op == Opcode.RDMA_WRITE_WITH_IMM;
-        if (takesReceive) {
-            checkImmediateData("writeWithImmediate");
-        }
-        MemoryRegion mr = requireRdmaRegion();
-        if (wrId == INTERNAL_WR_ID) {
-            throw new IllegalArgumentException("work request id " + INTERNAL_WR_ID + " is the endpoint's own");
-        }
-        checkLocal(mr, localOffset, length);
-        long remoteAddress = remote.at(remoteOffset, length);
-        sendQueue.checkRoom(1);
-        if (takesReceive) {
-            credits.await();
-        }
-        sendWr.at(0).wrId(wrId).opcode(op)
-                .flags(op != Opcode.RDMA_READ && length <= inlineLimit ? SendFlags.SIGNALED | SendFlags.INLINE
-                        : SendFlags.SIGNALED)
-                .immData(immediate).sge(mr.address() + localOffset, length, mr.lkey())
-                .rdma(remoteAddress, remote.rkey());
-        sendQueue.post(sendWr, 1);
-        if (takesReceive) {
-            credits.consume();
+        try {
+            boolean takesReceive = op == Opcode.RDMA_WRITE_WITH_IMM;
+            if (takesReceive) {
+                checkImmediateData("writeWithImmediate");
+            }
+            MemoryRegion mr = requireRdmaRegion();
+            if (wrId == INTERNAL_WR_ID) {
+                throw new IllegalArgumentException("work request id " + INTERNAL_WR_ID + " is the endpoint's own");
+            }
+            checkLocal(mr, localOffset, length);
+            long remoteAddress = remote.at(remoteOffset, length);
+            sendQueue.checkRoom(1);
+            if (takesReceive) {
+                credits.await();
+            }
+            sendWr.at(0).wrId(wrId).opcode(op)
+                    .flags(op != Opcode.RDMA_READ && length <= inlineLimit ? SendFlags.SIGNALED | SendFlags.INLINE
+                            : SendFlags.SIGNALED)
+                    .immData(immediate).sge(mr.address() + localOffset, length, mr.lkey())
+                    .rdma(remoteAddress, remote.rkey());
+            sendQueue.post(sendWr, 1);
+            if (takesReceive) {
+                credits.consume();
+            }
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
         }
     }
 
@@ -274,7 +283,11 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     public int pollSend(WorkCompletions wc) {
         checkOpen();
-        return sendQueue.poll(wc);
+        try {
+            return sendQueue.poll(wc);
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
+        }
     }
 
     /**
@@ -283,16 +296,24 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     public int pollReceive(WorkCompletions wc) {
         checkOpen();
-        return recvCq.poll(wc);
+        try {
+            return recvCq.poll(wc);
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
+        }
     }
 
     /** Posts receive slot {@code slot} again and (with credits) tells the peer. */
     public void repostReceive(int slot) {
         checkOpen();
-        recvSlots.check(slot);
-        postReceive(slot);
-        if (credits.enabled()) {
-            credits.publish();
+        try {
+            recvSlots.check(slot);
+            postReceive(slot);
+            if (credits.enabled()) {
+                credits.publish();
+            }
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
         }
     }
 
@@ -362,7 +383,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     // ---- checks shared with the escape hatch ----
-
     MemoryRegion requireRdmaRegion() {
         if (rdmaMr == null) {
             throw new IllegalStateException(description + " has no RDMA region: set EndpointOptions.rdmaRegionSize");
@@ -371,7 +391,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     static void checkLocal(MemoryRegion mr, long offset, int length) {
-        if (offset < 0 || length < 0 || offset + length > mr.length()) {
+        if (offset < 0 || length < 0 || offset > mr.length() - length) {
             throw new IndexOutOfBoundsException("local offset " + offset + " + " + length + " bytes is outside "
                     + "this side's " + mr.length() + "-byte RDMA region");
         }
@@ -383,6 +403,11 @@ public final class RdmaEndpoint implements AutoCloseable {
                     + resources.fabric.name() + " does not have (RDMAP carries none): send the 32 bits in the "
                     + "message itself (send), or follow a write with a send that announces it");
         }
+    }
+
+    /** A call that failed because another thread closed the endpoint meanwhile says so. */
+    private RuntimeException closedDuring(RuntimeException e) {
+        return closed ? new IllegalStateException(description + " is closed (by another thread, during the call)", e) : e;
     }
 
     void checkOpen() {
@@ -455,7 +480,7 @@ public final class RdmaEndpoint implements AutoCloseable {
      * the rest from being freed; the first is thrown, the others suppressed. Closing twice does nothing.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

@@ -7,7 +7,7 @@ package org.verbs4j.endpoint;
 public record RemoteRegion(long address, int rkey, long length) {
     /** The remote address of {@code offset}, after checking that {@code [offset, offset + n)} lies in the region. */
     long at(long offset, int n) {
-        if (offset < 0 || n < 0 || offset + n > length) {
+        if (offset < 0 || n < 0 || offset > length - n) {
             throw new IndexOutOfBoundsException("remote offset " + offset + " + " + n + " bytes is outside the peer's "
                     + length + "-byte RDMA region" + (length == 0 ? " (the peer set no rdmaRegionSize)" : ""));
         }

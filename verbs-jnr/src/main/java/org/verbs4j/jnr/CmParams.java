@@ -119,4 +119,20 @@ final class CmParams {
                 Math.min(7, RawMemory.getByte(p + RdmacmLayout.CP_RNR_RETRY_COUNT) & 0xff),
                 RawMemory.getByte(p + RdmacmLayout.CP_FLOW_CONTROL) != 0);
     }
+
+    /** {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1)}, after checking it is one byte. */
+    static void setTypeOfService(LibRdmacm cm, long id, int tos) {
+        if (tos < 0 || tos > 255) {
+            throw new IllegalArgumentException("type of service is one byte, not " + tos);
+        }
+        long p = RawMemory.allocate(1);
+        try {
+            RawMemory.putByte(p, (byte) tos);
+            if (cm.setOption.call(id, RdmacmLayout.RDMA_OPTION_ID, RdmacmLayout.RDMA_OPTION_ID_TOS, p, 1) != 0) {
+                throw CmHints.callFailed("rdma_set_option", NativeFunction.errno(), "RDMA_OPTION_ID_TOS " + tos);
+            }
+        } finally {
+            RawMemory.free(p);
+        }
+    }
 }

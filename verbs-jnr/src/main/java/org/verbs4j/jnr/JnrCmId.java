@@ -77,78 +77,102 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public void bind(InetSocketAddress address) {
-        checkOpen();
-        long sa = SockAddr.allocate(address);
+        enter();
         try {
-            if (cm.bindAddr.call(id, sa) != 0) {
-                throw CmHints.callFailed("rdma_bind_addr", NativeFunction.errno(), SockAddr.text(address));
+            long sa = SockAddr.allocate(address);
+            try {
+                if (cm.bindAddr.call(id, sa) != 0) {
+                    throw CmHints.callFailed("rdma_bind_addr", NativeFunction.errno(), SockAddr.text(address));
+                }
+            } finally {
+                RawMemory.free(sa);
             }
         } finally {
-            RawMemory.free(sa);
+            leave();
         }
     }
 
     @Override
     public void listen(int backlog) {
-        checkOpen();
-        datagram.refuseOnIwarp("rdma_listen");
-        if (cm.listen.call(id, backlog) != 0) {
-            throw CmHints.callFailed("rdma_listen", NativeFunction.errno(), "backlog " + backlog);
+        enter();
+        try {
+            datagram.refuseOnIwarp("rdma_listen");
+            if (cm.listen.call(id, backlog) != 0) {
+                throw CmHints.callFailed("rdma_listen", NativeFunction.errno(), "backlog " + backlog);
+            }
+            listening = true;
+        } finally {
+            leave();
         }
-        listening = true;
     }
 
     @Override
     public ConnectionRequest awaitRequest(Duration timeout) {
-        checkOpen();
-        if (!listening) {
-            throw new IllegalStateException("awaitRequest needs listen() first");
+        enter();
+        try {
+            if (!listening) {
+                throw new IllegalStateException("awaitRequest needs listen() first");
+            }
+            CmIdState.PendingRequest r = state.awaitRequest(timeout);
+            return new ConnectionRequest(mgr.adopt(r.state()), r.parameters());
+        } finally {
+            leave();
         }
-        CmIdState.PendingRequest r = state.awaitRequest(timeout);
-        return new ConnectionRequest(mgr.adopt(r.state()), r.parameters());
     }
 
     @Override
     public void resolveAddress(InetSocketAddress destination, Duration timeout) {
-        checkOpen();
-        state.clear(CmIdState.ADDR);
-        state.peer = SockAddr.text(destination);
-        long sa = SockAddr.allocate(destination);
+        enter();
         try {
-            if (cm.resolveAddr.call(id, 0, sa, nativeTimeout(timeout)) != 0) {
-                throw CmHints.callFailed("rdma_resolve_addr", NativeFunction.errno(), state.peer);
+            state.clear(CmIdState.ADDR);
+            state.peer = SockAddr.text(destination);
+            long sa = SockAddr.allocate(destination);
+            try {
+                if (cm.resolveAddr.call(id, 0, sa, nativeTimeout(timeout)) != 0) {
+                    throw CmHints.callFailed("rdma_resolve_addr", NativeFunction.errno(), state.peer);
+                }
+            } finally {
+                RawMemory.free(sa);
+            }
+            CmEvent e = state.await(CmIdState.ADDR, timeout, "rdma_resolve_addr", "RDMA_CM_EVENT_ADDR_RESOLVED");
+            if (e.type() != CmEventType.ADDR_RESOLVED) {
+                throw eventFailed("rdma_resolve_addr", e, state.peer);
             }
         } finally {
-            RawMemory.free(sa);
-        }
-        CmEvent e = state.await(CmIdState.ADDR, timeout, "rdma_resolve_addr", "RDMA_CM_EVENT_ADDR_RESOLVED");
-        if (e.type() != CmEventType.ADDR_RESOLVED) {
-            throw eventFailed("rdma_resolve_addr", e, state.peer);
+            leave();
         }
     }
 
     @Override
     public void resolveRoute(Duration timeout) {
-        checkOpen();
-        state.clear(CmIdState.ROUTE);
-        if (cm.resolveRoute.call(id, nativeTimeout(timeout)) != 0) {
-            throw CmHints.callFailed("rdma_resolve_route", NativeFunction.errno(), state.peer);
-        }
-        CmEvent e = state.await(CmIdState.ROUTE, timeout, "rdma_resolve_route", "RDMA_CM_EVENT_ROUTE_RESOLVED");
-        if (e.type() != CmEventType.ROUTE_RESOLVED) {
-            throw eventFailed("rdma_resolve_route", e, state.peer);
+        enter();
+        try {
+            state.clear(CmIdState.ROUTE);
+            if (cm.resolveRoute.call(id, nativeTimeout(timeout)) != 0) {
+                throw CmHints.callFailed("rdma_resolve_route", NativeFunction.errno(), state.peer);
+            }
+            CmEvent e = state.await(CmIdState.ROUTE, timeout, "rdma_resolve_route", "RDMA_CM_EVENT_ROUTE_RESOLVED");
+            if (e.type() != CmEventType.ROUTE_RESOLVED) {
+                throw eventFailed("rdma_resolve_route", e, state.peer);
+            }
+        } finally {
+            leave();
         }
     }
 
     @Override
     public DeviceContext context() {
-        checkOpen();
-        JnrDeviceContext ctx = deviceContext();
-        if (ctx == null) {
-            throw new IllegalStateException("this CmId has no device yet: bind it to a device's address, "
-                    + "or resolveAddress first");
+        enter();
+        try {
+            JnrDeviceContext ctx = deviceContext();
+            if (ctx == null) {
+                throw new IllegalStateException("this CmId has no device yet: bind it to a device's address, "
+                        + "or resolveAddress first");
+            }
+            return ctx;
+        } finally {
+            leave();
         }
-        return ctx;
     }
 
     /** The context of {@code id->verbs}, or null before the id has a device. */
@@ -169,30 +193,34 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, QpInitAttributes attributes) {
-        checkOpen();
-        if (qp != null && !qp.isClosed()) {
-            throw new IllegalStateException("this CmId already has a queue pair");
+        enter();
+        try {
+            if (qp != null && !qp.isClosed()) {
+                throw new IllegalStateException("this CmId already has a queue pair");
+            }
+            if (!(pd instanceof JnrProtectionDomain jpd)) {
+                throw new IllegalArgumentException(pd + " is not a jnr protection domain");
+            }
+            if (ud() != (attributes.type() == QpType.UD)) {
+                throw new IllegalArgumentException(ud()
+                        ? "a PortSpace.UDP id makes UD queue pairs, not " + attributes.type()
+                        : "a PortSpace.TCP id makes connected queue pairs, not UD: create the id with "
+                                + "connectionManager.createId(PortSpace.UDP)");
+            }
+            DeviceContext ctx = context();
+            if (((JnrDeviceContext) pd.context()).address() != ((JnrDeviceContext) ctx).address()) {
+                throw new IllegalArgumentException("the protection domain is on " + pd.context().device().name()
+                        + "'s context, not on this CmId's (" + ctx.device().name() + "): allocate it on cmId.context()");
+            }
+            JnrQueuePair q = JnrQueuePair.createOnCmId(jpd, attributes, this);
+            if (ud()) {
+                q.noteState(QpState.RTS); // rdma_create_qp moved it through INIT (Q_Key RDMA_UDP_QKEY) and RTR to RTS
+            }
+            qp = q;
+            return q;
+        } finally {
+            leave();
         }
-        if (!(pd instanceof JnrProtectionDomain jpd)) {
-            throw new IllegalArgumentException(pd + " is not a jnr protection domain");
-        }
-        if (ud() != (attributes.type() == QpType.UD)) {
-            throw new IllegalArgumentException(ud()
-                    ? "a PortSpace.UDP id makes UD queue pairs, not " + attributes.type()
-                    : "a PortSpace.TCP id makes connected queue pairs, not UD: create the id with "
-                            + "connectionManager.createId(PortSpace.UDP)");
-        }
-        DeviceContext ctx = context();
-        if (((JnrDeviceContext) pd.context()).address() != ((JnrDeviceContext) ctx).address()) {
-            throw new IllegalArgumentException("the protection domain is on " + pd.context().device().name()
-                    + "'s context, not on this CmId's (" + ctx.device().name() + "): allocate it on cmId.context()");
-        }
-        JnrQueuePair q = JnrQueuePair.createOnCmId(jpd, attributes, this);
-        if (ud()) {
-            q.noteState(QpState.RTS); // rdma_create_qp moved it through INIT (Q_Key RDMA_UDP_QKEY) and RTR to RTS
-        }
-        qp = q;
-        return q;
     }
 
     /**
@@ -218,31 +246,35 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public byte[] connect(ConnectionParameters parameters, Duration timeout) {
-        checkOpen();
-        if (ud()) {
-            throw new IllegalStateException("a PortSpace.UDP id is connected with connectDatagram(privateData, "
-                    + "timeout), which returns the peer's QP number, Q_Key and address");
+        enter();
+        try {
+            if (ud()) {
+                throw new IllegalStateException("a PortSpace.UDP id is connected with connectDatagram(privateData, "
+                        + "timeout), which returns the peer's QP number, Q_Key and address");
+            }
+            if (qp == null || qp.isClosed()) {
+                throw new IllegalStateException("connect needs createQueuePair(pd, attributes) on this CmId first");
+            }
+            byte[] data = parameters.privateData();
+            if (data.length > ConnectionParameters.CONNECT_PRIVATE_DATA_MAX) {
+                throw new IllegalArgumentException("rdma_connect carries at most "
+                        + ConnectionParameters.CONNECT_PRIVATE_DATA_MAX + " bytes of private data (RDMA_PS_TCP), not "
+                        + data.length);
+            }
+            state.clear(CmIdState.DISC);
+            CmEvent e = requestConnection(parameters, timeout);
+            if (e.type() == CmEventType.ESTABLISHED) {
+                established();
+                return e.privateData().clone();
+            }
+            if (e.type() == CmEventType.REJECTED) {
+                throw new CmRejectedException("rdma_connect", e.status(), e.privateData(), state.peer,
+                        CmHints.reject(e.status(), onIwarp()));
+            }
+            throw eventFailed("rdma_connect", e, state.peer);
+        } finally {
+            leave();
         }
-        if (qp == null || qp.isClosed()) {
-            throw new IllegalStateException("connect needs createQueuePair(pd, attributes) on this CmId first");
-        }
-        byte[] data = parameters.privateData();
-        if (data.length > ConnectionParameters.CONNECT_PRIVATE_DATA_MAX) {
-            throw new IllegalArgumentException("rdma_connect carries at most "
-                    + ConnectionParameters.CONNECT_PRIVATE_DATA_MAX + " bytes of private data (RDMA_PS_TCP), not "
-                    + data.length);
-        }
-        state.clear(CmIdState.DISC);
-        CmEvent e = requestConnection(parameters, timeout);
-        if (e.type() == CmEventType.ESTABLISHED) {
-            established();
-            return e.privateData().clone();
-        }
-        if (e.type() == CmEventType.REJECTED) {
-            throw new CmRejectedException("rdma_connect", e.status(), e.privateData(), state.peer,
-                    CmHints.reject(e.status(), onIwarp()));
-        }
-        throw eventFailed("rdma_connect", e, state.peer);
     }
 
     /** {@code rdma_connect} with {@code parameters}, and the event that answers it. */
@@ -261,108 +293,139 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     @Override
     public UdParameters connectDatagram(byte[] privateData, Duration timeout) {
-        return datagram.connect(privateData, timeout);
+        enter();
+        try {
+            return datagram.connect(privateData, timeout);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public UdParameters joinMulticast(InetAddress group, Duration timeout) {
-        return datagram.join(group, timeout);
+        enter();
+        try {
+            return datagram.join(group, timeout);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public void leaveMulticast(InetAddress group) {
-        datagram.leave(group);
+        enter();
+        try {
+            datagram.leave(group);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public void accept(ConnectionParameters parameters) {
-        checkOpen();
-        if (!fromRequest) {
-            throw new IllegalStateException("accept is for a CmId from awaitRequest");
-        }
-        if (ud()) {
-            datagram.checkAccept(qp, parameters);
-        }
-        state.clear(CmIdState.CONN);
-        long param = CmParams.allocate(parameters);
+        enter();
         try {
-            if (cm.accept.call(id, param) != 0) {
-                throw CmHints.callFailed("rdma_accept", NativeFunction.errno(), null);
+            if (!fromRequest) {
+                throw new IllegalStateException("accept is for a CmId from awaitRequest");
+            }
+            if (ud()) {
+                datagram.checkAccept(qp, parameters);
+            }
+            state.clear(CmIdState.CONN);
+            long param = CmParams.allocate(parameters);
+            try {
+                if (cm.accept.call(id, param) != 0) {
+                    throw CmHints.callFailed("rdma_accept", NativeFunction.errno(), null);
+                }
+            } finally {
+                RawMemory.free(param);
+            }
+            if (!ud() && !onIwarp()) {
+                established(); // rdma_accept moved the QP through RTR to RTS (iWARP's kernel CM does it later)
             }
         } finally {
-            RawMemory.free(param);
+            leave();
         }
     }
 
     @Override
     public void awaitEstablished(Duration timeout) {
-        checkOpen();
-        if (ud()) {
-            return; // a SIDR exchange ends with the reply rdma_accept sent: nothing comes back
+        enter();
+        try {
+            if (ud()) {
+                return; // a SIDR exchange ends with the reply rdma_accept sent: nothing comes back
+            }
+            CmEvent e = state.awaitConnection(timeout, "rdma_accept");
+            if (e.type() != CmEventType.ESTABLISHED) {
+                throw eventFailed("rdma_accept", e, null);
+            }
+            established();
+        } finally {
+            leave();
         }
-        CmEvent e = state.awaitConnection(timeout, "rdma_accept");
-        if (e.type() != CmEventType.ESTABLISHED) {
-            throw eventFailed("rdma_accept", e, null);
-        }
-        established();
     }
 
     @Override
     public void reject(byte[] privateData) {
-        checkOpen();
-        byte[] d = privateData == null ? new byte[0] : privateData;
-        int max = ud() ? ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX : ConnectionParameters.REJECT_PRIVATE_DATA_MAX;
-        if (d.length > max) {
-            throw new IllegalArgumentException("rdma_reject carries at most " + max + " bytes of private data"
-                    + (ud() ? " on a UDP id (SIDR reply)" : "") + ", not " + d.length);
-        }
-        long p = d.length == 0 ? 0 : RawMemory.allocate(d.length);
+        enter();
         try {
-            if (p != 0) {
-                RawMemory.copyFromArray(d, 0, d.length, p);
+            byte[] d = privateData == null ? new byte[0] : privateData;
+            int max = ud() ? ConnectionParameters.UD_ACCEPT_PRIVATE_DATA_MAX : ConnectionParameters.REJECT_PRIVATE_DATA_MAX;
+            if (d.length > max) {
+                throw new IllegalArgumentException("rdma_reject carries at most " + max + " bytes of private data"
+                        + (ud() ? " on a UDP id (SIDR reply)" : "") + ", not " + d.length);
             }
-            if (cm.reject.call(id, p, d.length) != 0) {
-                throw CmHints.callFailed("rdma_reject", NativeFunction.errno(), null);
+            long p = d.length == 0 ? 0 : RawMemory.allocate(d.length);
+            try {
+                if (p != 0) {
+                    RawMemory.copyFromArray(d, 0, d.length, p);
+                }
+                if (cm.reject.call(id, p, d.length) != 0) {
+                    throw CmHints.callFailed("rdma_reject", NativeFunction.errno(), null);
+                }
+            } finally {
+                if (p != 0) {
+                    RawMemory.free(p);
+                }
             }
         } finally {
-            if (p != 0) {
-                RawMemory.free(p);
-            }
+            leave();
         }
     }
 
     @Override
     public void disconnect() {
-        checkOpen();
-        checkConnected("disconnect");
-        state.disconnect();
+        enter();
+        try {
+            checkConnected("disconnect");
+            state.disconnect();
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public void awaitDisconnected(Duration timeout) {
-        checkOpen();
-        checkConnected("awaitDisconnected");
-        state.await(CmIdState.DISC, timeout, "rdma_disconnect", "RDMA_CM_EVENT_DISCONNECTED");
-        JnrQueuePair q = qp;
-        if (q != null) {
-            q.noteState(QpState.ERR);
+        enter();
+        try {
+            checkConnected("awaitDisconnected");
+            state.await(CmIdState.DISC, timeout, "rdma_disconnect", "RDMA_CM_EVENT_DISCONNECTED");
+            JnrQueuePair q = qp;
+            if (q != null) {
+                q.noteState(QpState.ERR);
+            }
+        } finally {
+            leave();
         }
     }
 
     @Override
     public void setTypeOfService(int tos) {
-        checkOpen();
-        if (tos < 0 || tos > 255) {
-            throw new IllegalArgumentException("type of service is one byte, not " + tos);
-        }
-        long p = RawMemory.allocate(1);
+        enter();
         try {
-            RawMemory.putByte(p, (byte) tos);
-            if (cm.setOption.call(id, RdmacmLayout.RDMA_OPTION_ID, RdmacmLayout.RDMA_OPTION_ID_TOS, p, 1) != 0) {
-                throw CmHints.callFailed("rdma_set_option", NativeFunction.errno(), "RDMA_OPTION_ID_TOS " + tos);
-            }
+            CmParams.setTypeOfService(cm, id, tos);
         } finally {
-            RawMemory.free(p);
+            leave();
         }
     }
 

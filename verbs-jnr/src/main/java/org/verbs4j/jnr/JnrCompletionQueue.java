@@ -87,15 +87,24 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
 
     @Override
     public int poll(WorkCompletions wc, int max) {
-        checkOpen();
         if (max < 0 || max > wc.capacity()) {
             throw new IllegalArgumentException("max " + max + " outside 0.." + wc.capacity());
         }
-        int n = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_INT_PTR, pollFn, cq, max, wc.address());
-        if (n < 0) {
-            throw pollFailure(n);
+        enter();
+        try {
+            long out = wc.enter();
+            try {
+                int n = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_INT_PTR, pollFn, cq, max, out);
+                if (n < 0) {
+                    throw pollFailure(n);
+                }
+                return n;
+            } finally {
+                wc.leave();
+            }
+        } finally {
+            leave();
         }
-        return n;
     }
 
     private VerbsException pollFailure(int rc) {
@@ -106,23 +115,31 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
 
     @Override
     public void requestNotify(boolean solicitedOnly) {
-        checkOpen();
-        int rc = (int) NativeCalls.INVOKER.invokeL2NoErrno(NativeCalls.INT_PTR_INT, notifyFn, cq, solicitedOnly ? 1 : 0);
-        if (rc != 0) {
-            throw new VerbsException("ibv_req_notify_cq", rc, toString());
+        enter();
+        try {
+            int rc = (int) NativeCalls.INVOKER.invokeL2NoErrno(NativeCalls.INT_PTR_INT, notifyFn, cq, solicitedOnly ? 1 : 0);
+            if (rc != 0) {
+                throw new VerbsException("ibv_req_notify_cq", rc, toString());
+            }
+        } finally {
+            leave();
         }
     }
 
     @Override
     public void resize(int entries) {
-        checkOpen();
-        if (entries < 1) {
-            throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
+        enter();
+        try {
+            if (entries < 1) {
+                throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
+            }
+            int rc = (int) JnrBackend.lib().resizeCq.call(cq, entries);
+            if (rc != 0) {
+                throw new VerbsException("ibv_resize_cq", rc, toString() + " to " + entries + " entries");
+            }
+            capacity = RawMemory.getInt(cq + Layout.CQ_CQE);
+        } finally {
+            leave();
         }
-        int rc = (int) JnrBackend.lib().resizeCq.call(cq, entries);
-        if (rc != 0) {
-            throw new VerbsException("ibv_resize_cq", rc, toString() + " to " + entries + " entries");
-        }
-        capacity = RawMemory.getInt(cq + Layout.CQ_CQE);
     }
 }

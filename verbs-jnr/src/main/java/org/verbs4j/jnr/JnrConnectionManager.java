@@ -41,9 +41,13 @@ final class JnrConnectionManager extends AbstractResource implements ConnectionM
 
     @Override
     public CmId createId(PortSpace portSpace) {
-        checkOpen();
-        Objects.requireNonNull(portSpace, "portSpace");
-        return adopt(events.createId(portSpace), false);
+        enter();
+        try {
+            Objects.requireNonNull(portSpace, "portSpace");
+            return adopt(events.createId(portSpace), false);
+        } finally {
+            leave();
+        }
     }
 
     /** The {@link JnrCmId} of a connection request's id, taken by {@code awaitRequest}. */
@@ -65,8 +69,12 @@ final class JnrConnectionManager extends AbstractResource implements ConnectionM
     }
 
     JnrDeviceContext contextFor(long verbs) {
-        checkOpen();
-        return contexts.computeIfAbsent(verbs, backend::adoptContext);
+        enter();
+        try {
+            return contexts.computeIfAbsent(verbs, backend::adoptContext);
+        } finally {
+            leave();
+        }
     }
 
     @Override

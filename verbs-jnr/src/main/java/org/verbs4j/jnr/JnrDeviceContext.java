@@ -113,8 +113,12 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public ProtectionDomain allocProtectionDomain() {
-        checkOpen();
-        return new JnrProtectionDomain(this, created(JnrBackend.lib().allocPd.call(ctx), "ibv_alloc_pd", device.name()));
+        enter();
+        try {
+            return new JnrProtectionDomain(this, created(JnrBackend.lib().allocPd.call(ctx), "ibv_alloc_pd", device.name()));
+        } finally {
+            leave();
+        }
     }
 
     /** {@code handle}, the result of a create verb, or the exception naming {@code verb} and errno when it is NULL. */
@@ -127,45 +131,63 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public CompletionChannel createCompletionChannel() {
-        checkOpen();
-        return new JnrCompletionChannel(this, created(JnrBackend.lib().createCompChannel.call(ctx),
-                "ibv_create_comp_channel", device.name()));
+        enter();
+        try {
+            return new JnrCompletionChannel(this, created(JnrBackend.lib().createCompChannel.call(ctx),
+                    "ibv_create_comp_channel", device.name()));
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector) {
-        checkOpen();
-        if (entries < 1) {
-            throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
-        }
-        JnrCompletionChannel ch = null;
-        if (channel != null) {
-            if (!(channel instanceof JnrCompletionChannel) || channel.context() != this) {
-                throw new IllegalArgumentException(channel + " is not from " + this);
+        enter();
+        try {
+            if (entries < 1) {
+                throw new IllegalArgumentException("a CQ needs at least one entry, got " + entries);
             }
-            ch = (JnrCompletionChannel) channel;
+            JnrCompletionChannel ch = null;
+            if (channel != null) {
+                if (!(channel instanceof JnrCompletionChannel) || channel.context() != this) {
+                    throw new IllegalArgumentException(channel + " is not from " + this);
+                }
+                ch = (JnrCompletionChannel) channel;
+            }
+            try (Use u = AbstractResource.use(ch)) {
+                long cq = created(JnrBackend.lib().createCq.call(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector),
+                        "ibv_create_cq", device.name() + ", " + entries + " entries, comp_vector " + compVector);
+                return new JnrCompletionQueue(this, ch, cq);
+            }
+        } finally {
+            leave();
         }
-        long cq = created(JnrBackend.lib().createCq.call(ctx, entries, 0, ch == null ? 0 : ch.address(), compVector),
-                "ibv_create_cq", device.name() + ", " + entries + " entries, comp_vector " + compVector);
-        return new JnrCompletionQueue(this, ch, cq);
     }
 
     @Override
     public int numCompVectors() {
-        checkOpen();
-        return RawMemory.getInt(ctx + Layout.CONTEXT_NUM_COMP_VECTORS);
+        enter();
+        try {
+            return RawMemory.getInt(ctx + Layout.CONTEXT_NUM_COMP_VECTORS);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public synchronized void setAsyncEventListener(AsyncEventListener listener) {
-        checkOpen();
-        asyncListener = listener;
-        if (listener == null) {
-            stopAsyncThread();
-        } else if (asyncThread == null) {
-            asyncThread = new PollThread("verbs4j-async-" + device.name(), RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD),
-                    Layout.ASYNC_EVENT_SIZE, this::deliverAsyncEvent,
-                    t -> LOG.warn("async event thread of {} failed; no more async events", device.name(), t));
+        enter();
+        try {
+            asyncListener = listener;
+            if (listener == null) {
+                stopAsyncThread();
+            } else if (asyncThread == null) {
+                asyncThread = new PollThread("verbs4j-async-" + device.name(), RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD),
+                        Layout.ASYNC_EVENT_SIZE, this::deliverAsyncEvent,
+                        t -> LOG.warn("async event thread of {} failed; no more async events", device.name(), t));
+            }
+        } finally {
+            leave();
         }
     }
 
@@ -233,101 +255,109 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public DeviceAttributes queryDevice() {
-        checkOpen();
-        long a = RawMemory.allocate(Layout.DEVICE_ATTR_SIZE);
+        enter();
         try {
-            int rc = (int) JnrBackend.lib().queryDevice.call(ctx, a);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_device", rc, device.name());
+            long a = RawMemory.allocate(Layout.DEVICE_ATTR_SIZE);
+            try {
+                int rc = (int) JnrBackend.lib().queryDevice.call(ctx, a);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_device", rc, device.name());
+                }
+                return new DeviceAttributes(
+                        RawMemory.getString(a + Layout.DA_FW_VER, Layout.DA_FW_VER_LEN),
+                        Long.reverseBytes(RawMemory.getLong(a + Layout.DA_NODE_GUID)),
+                        Long.reverseBytes(RawMemory.getLong(a + Layout.DA_SYS_IMAGE_GUID)),
+                        RawMemory.getLong(a + Layout.DA_MAX_MR_SIZE),
+                        RawMemory.getLong(a + Layout.DA_PAGE_SIZE_CAP),
+                        RawMemory.getInt(a + Layout.DA_VENDOR_ID),
+                        RawMemory.getInt(a + Layout.DA_VENDOR_PART_ID),
+                        RawMemory.getInt(a + Layout.DA_HW_VER),
+                        RawMemory.getInt(a + Layout.DA_MAX_QP),
+                        RawMemory.getInt(a + Layout.DA_MAX_QP_WR),
+                        RawMemory.getInt(a + Layout.DA_DEVICE_CAP_FLAGS),
+                        RawMemory.getInt(a + Layout.DA_MAX_SGE),
+                        RawMemory.getInt(a + Layout.DA_MAX_SGE_RD),
+                        RawMemory.getInt(a + Layout.DA_MAX_CQ),
+                        RawMemory.getInt(a + Layout.DA_MAX_CQE),
+                        RawMemory.getInt(a + Layout.DA_MAX_MR),
+                        RawMemory.getInt(a + Layout.DA_MAX_PD),
+                        RawMemory.getInt(a + Layout.DA_MAX_QP_RD_ATOM),
+                        RawMemory.getInt(a + Layout.DA_MAX_EE_RD_ATOM),
+                        RawMemory.getInt(a + Layout.DA_MAX_RES_RD_ATOM),
+                        RawMemory.getInt(a + Layout.DA_MAX_QP_INIT_RD_ATOM),
+                        RawMemory.getInt(a + Layout.DA_MAX_EE_INIT_RD_ATOM),
+                        AtomicCapability.of(RawMemory.getInt(a + Layout.DA_ATOMIC_CAP)),
+                        RawMemory.getInt(a + Layout.DA_MAX_EE),
+                        RawMemory.getInt(a + Layout.DA_MAX_RDD),
+                        RawMemory.getInt(a + Layout.DA_MAX_MW),
+                        RawMemory.getInt(a + Layout.DA_MAX_RAW_IPV6_QP),
+                        RawMemory.getInt(a + Layout.DA_MAX_RAW_ETHY_QP),
+                        RawMemory.getInt(a + Layout.DA_MAX_MCAST_GRP),
+                        RawMemory.getInt(a + Layout.DA_MAX_MCAST_QP_ATTACH),
+                        RawMemory.getInt(a + Layout.DA_MAX_TOTAL_MCAST_QP_ATTACH),
+                        RawMemory.getInt(a + Layout.DA_MAX_AH),
+                        RawMemory.getInt(a + Layout.DA_MAX_FMR),
+                        RawMemory.getInt(a + Layout.DA_MAX_MAP_PER_FMR),
+                        RawMemory.getInt(a + Layout.DA_MAX_SRQ),
+                        RawMemory.getInt(a + Layout.DA_MAX_SRQ_WR),
+                        RawMemory.getInt(a + Layout.DA_MAX_SRQ_SGE),
+                        RawMemory.getUShort(a + Layout.DA_MAX_PKEYS),
+                        RawMemory.getUByte(a + Layout.DA_LOCAL_CA_ACK_DELAY),
+                        RawMemory.getUByte(a + Layout.DA_PHYS_PORT_CNT));
+            } finally {
+                RawMemory.free(a);
             }
-            return new DeviceAttributes(
-                    RawMemory.getString(a + Layout.DA_FW_VER, Layout.DA_FW_VER_LEN),
-                    Long.reverseBytes(RawMemory.getLong(a + Layout.DA_NODE_GUID)),
-                    Long.reverseBytes(RawMemory.getLong(a + Layout.DA_SYS_IMAGE_GUID)),
-                    RawMemory.getLong(a + Layout.DA_MAX_MR_SIZE),
-                    RawMemory.getLong(a + Layout.DA_PAGE_SIZE_CAP),
-                    RawMemory.getInt(a + Layout.DA_VENDOR_ID),
-                    RawMemory.getInt(a + Layout.DA_VENDOR_PART_ID),
-                    RawMemory.getInt(a + Layout.DA_HW_VER),
-                    RawMemory.getInt(a + Layout.DA_MAX_QP),
-                    RawMemory.getInt(a + Layout.DA_MAX_QP_WR),
-                    RawMemory.getInt(a + Layout.DA_DEVICE_CAP_FLAGS),
-                    RawMemory.getInt(a + Layout.DA_MAX_SGE),
-                    RawMemory.getInt(a + Layout.DA_MAX_SGE_RD),
-                    RawMemory.getInt(a + Layout.DA_MAX_CQ),
-                    RawMemory.getInt(a + Layout.DA_MAX_CQE),
-                    RawMemory.getInt(a + Layout.DA_MAX_MR),
-                    RawMemory.getInt(a + Layout.DA_MAX_PD),
-                    RawMemory.getInt(a + Layout.DA_MAX_QP_RD_ATOM),
-                    RawMemory.getInt(a + Layout.DA_MAX_EE_RD_ATOM),
-                    RawMemory.getInt(a + Layout.DA_MAX_RES_RD_ATOM),
-                    RawMemory.getInt(a + Layout.DA_MAX_QP_INIT_RD_ATOM),
-                    RawMemory.getInt(a + Layout.DA_MAX_EE_INIT_RD_ATOM),
-                    AtomicCapability.of(RawMemory.getInt(a + Layout.DA_ATOMIC_CAP)),
-                    RawMemory.getInt(a + Layout.DA_MAX_EE),
-                    RawMemory.getInt(a + Layout.DA_MAX_RDD),
-                    RawMemory.getInt(a + Layout.DA_MAX_MW),
-                    RawMemory.getInt(a + Layout.DA_MAX_RAW_IPV6_QP),
-                    RawMemory.getInt(a + Layout.DA_MAX_RAW_ETHY_QP),
-                    RawMemory.getInt(a + Layout.DA_MAX_MCAST_GRP),
-                    RawMemory.getInt(a + Layout.DA_MAX_MCAST_QP_ATTACH),
-                    RawMemory.getInt(a + Layout.DA_MAX_TOTAL_MCAST_QP_ATTACH),
-                    RawMemory.getInt(a + Layout.DA_MAX_AH),
-                    RawMemory.getInt(a + Layout.DA_MAX_FMR),
-                    RawMemory.getInt(a + Layout.DA_MAX_MAP_PER_FMR),
-                    RawMemory.getInt(a + Layout.DA_MAX_SRQ),
-                    RawMemory.getInt(a + Layout.DA_MAX_SRQ_WR),
-                    RawMemory.getInt(a + Layout.DA_MAX_SRQ_SGE),
-                    RawMemory.getUShort(a + Layout.DA_MAX_PKEYS),
-                    RawMemory.getUByte(a + Layout.DA_LOCAL_CA_ACK_DELAY),
-                    RawMemory.getUByte(a + Layout.DA_PHYS_PORT_CNT));
         } finally {
-            RawMemory.free(a);
+            leave();
         }
     }
 
     @Override
     public PortAttributes queryPort(int port) {
-        checkOpen();
-        checkPortRange(port);
-        long a = RawMemory.allocate(Layout.PORT_ATTR_SIZE);
+        enter();
         try {
-            int rc;
-            if (queryPortFn != 0) {
-                rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_PORT, queryPortFn, ctx, port, a,
-                        Layout.PORT_ATTR_SIZE);
-            } else {
-                rc = (int) JnrBackend.lib().queryPortCompat.call(ctx, port, a);
+            checkPortRange(port);
+            long a = RawMemory.allocate(Layout.PORT_ATTR_SIZE);
+            try {
+                int rc;
+                if (queryPortFn != 0) {
+                    rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_PORT, queryPortFn, ctx, port, a,
+                            Layout.PORT_ATTR_SIZE);
+                } else {
+                    rc = (int) JnrBackend.lib().queryPortCompat.call(ctx, port, a);
+                }
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_port", rc, device.name() + " port " + port,
+                            "Check the port number: the device has ports 1.." + queryDevice().physPortCnt());
+                }
+                return new PortAttributes(port,
+                        PortState.of(RawMemory.getInt(a + Layout.PA_STATE)),
+                        Mtu.of(RawMemory.getInt(a + Layout.PA_MAX_MTU)),
+                        Mtu.of(RawMemory.getInt(a + Layout.PA_ACTIVE_MTU)),
+                        RawMemory.getInt(a + Layout.PA_GID_TBL_LEN),
+                        RawMemory.getInt(a + Layout.PA_PORT_CAP_FLAGS),
+                        RawMemory.getUInt(a + Layout.PA_MAX_MSG_SZ),
+                        RawMemory.getInt(a + Layout.PA_BAD_PKEY_CNTR),
+                        RawMemory.getInt(a + Layout.PA_QKEY_VIOL_CNTR),
+                        RawMemory.getUShort(a + Layout.PA_PKEY_TBL_LEN),
+                        RawMemory.getUShort(a + Layout.PA_LID),
+                        RawMemory.getUShort(a + Layout.PA_SM_LID),
+                        RawMemory.getUByte(a + Layout.PA_LMC),
+                        RawMemory.getUByte(a + Layout.PA_MAX_VL_NUM),
+                        RawMemory.getUByte(a + Layout.PA_SM_SL),
+                        RawMemory.getUByte(a + Layout.PA_SUBNET_TIMEOUT),
+                        RawMemory.getUByte(a + Layout.PA_INIT_TYPE_REPLY),
+                        RawMemory.getUByte(a + Layout.PA_ACTIVE_WIDTH),
+                        RawMemory.getUByte(a + Layout.PA_ACTIVE_SPEED),
+                        RawMemory.getUByte(a + Layout.PA_PHYS_STATE),
+                        LinkLayer.of(RawMemory.getUByte(a + Layout.PA_LINK_LAYER)),
+                        RawMemory.getUByte(a + Layout.PA_FLAGS),
+                        queryPortFn != 0 ? RawMemory.getUShort(a + Layout.PA_PORT_CAP_FLAGS2) : 0);
+            } finally {
+                RawMemory.free(a);
             }
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_port", rc, device.name() + " port " + port,
-                        "Check the port number: the device has ports 1.." + queryDevice().physPortCnt());
-            }
-            return new PortAttributes(port,
-                    PortState.of(RawMemory.getInt(a + Layout.PA_STATE)),
-                    Mtu.of(RawMemory.getInt(a + Layout.PA_MAX_MTU)),
-                    Mtu.of(RawMemory.getInt(a + Layout.PA_ACTIVE_MTU)),
-                    RawMemory.getInt(a + Layout.PA_GID_TBL_LEN),
-                    RawMemory.getInt(a + Layout.PA_PORT_CAP_FLAGS),
-                    RawMemory.getUInt(a + Layout.PA_MAX_MSG_SZ),
-                    RawMemory.getInt(a + Layout.PA_BAD_PKEY_CNTR),
-                    RawMemory.getInt(a + Layout.PA_QKEY_VIOL_CNTR),
-                    RawMemory.getUShort(a + Layout.PA_PKEY_TBL_LEN),
-                    RawMemory.getUShort(a + Layout.PA_LID),
-                    RawMemory.getUShort(a + Layout.PA_SM_LID),
-                    RawMemory.getUByte(a + Layout.PA_LMC),
-                    RawMemory.getUByte(a + Layout.PA_MAX_VL_NUM),
-                    RawMemory.getUByte(a + Layout.PA_SM_SL),
-                    RawMemory.getUByte(a + Layout.PA_SUBNET_TIMEOUT),
-                    RawMemory.getUByte(a + Layout.PA_INIT_TYPE_REPLY),
-                    RawMemory.getUByte(a + Layout.PA_ACTIVE_WIDTH),
-                    RawMemory.getUByte(a + Layout.PA_ACTIVE_SPEED),
-                    RawMemory.getUByte(a + Layout.PA_PHYS_STATE),
-                    LinkLayer.of(RawMemory.getUByte(a + Layout.PA_LINK_LAYER)),
-                    RawMemory.getUByte(a + Layout.PA_FLAGS),
-                    queryPortFn != 0 ? RawMemory.getUShort(a + Layout.PA_PORT_CAP_FLAGS2) : 0);
         } finally {
-            RawMemory.free(a);
+            leave();
         }
     }
 
@@ -351,34 +381,42 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
      * read by {@code read} before it is freed; fails naming the verb, errno, port and index.
      */
     private <T> T queryEntry(String verb, NativeFunction fn, int port, int index, int bytes, LongFunction<T> read) {
-        checkOpen();
-        checkPortRange(port);
-        long out = RawMemory.allocate(bytes);
+        enter();
         try {
-            if (fn.call(ctx, port, index, out) != 0) {
-                throw new VerbsException(verb, JnrBackend.lastErrno(), device.name() + " port " + port + " index " + index);
+            checkPortRange(port);
+            long out = RawMemory.allocate(bytes);
+            try {
+                if (fn.call(ctx, port, index, out) != 0) {
+                    throw new VerbsException(verb, JnrBackend.lastErrno(), device.name() + " port " + port + " index " + index);
+                }
+                return read.apply(out);
+            } finally {
+                RawMemory.free(out);
             }
-            return read.apply(out);
         } finally {
-            RawMemory.free(out);
+            leave();
         }
     }
 
     @Override
     public GidEntry queryGidEntry(int port, int index) {
-        checkOpen();
-        checkPortRange(port);
-        long e = RawMemory.allocate(Layout.GID_ENTRY_SIZE);
+        enter();
         try {
-            int rc = (int) JnrBackend.lib().queryGidEx.call(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_gid_ex", rc, device.name() + " port " + port + " index " + index,
-                        rc == Errno.ENODATA ? "That GID table slot is empty; list the valid ones with queryGidTable() "
-                                + "or ibv_devinfo -v" : "Check the GID index against the port's GID table (ibv_devinfo -v)");
+            checkPortRange(port);
+            long e = RawMemory.allocate(Layout.GID_ENTRY_SIZE);
+            try {
+                int rc = (int) JnrBackend.lib().queryGidEx.call(ctx, port, index, e, 0, Layout.GID_ENTRY_SIZE);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_gid_ex", rc, device.name() + " port " + port + " index " + index,
+                            rc == Errno.ENODATA ? "That GID table slot is empty; list the valid ones with queryGidTable() "
+                                    + "or ibv_devinfo -v" : "Check the GID index against the port's GID table (ibv_devinfo -v)");
+                }
+                return readGidEntry(e);
+            } finally {
+                RawMemory.free(e);
             }
-            return readGidEntry(e);
         } finally {
-            RawMemory.free(e);
+            leave();
         }
     }
 
@@ -392,27 +430,31 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
 
     @Override
     public List<GidEntry> queryGidTable() {
-        checkOpen();
-        int max = 0;
-        for (PortAttributes p : queryPorts()) {
-            max += p.gidTableLength();
-        }
-        if (max == 0) {
-            return List.of();
-        }
-        long t = RawMemory.allocate((long) max * Layout.GID_ENTRY_SIZE);
+        enter();
         try {
-            long n = JnrBackend.lib().queryGidTable.call(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
-            if (n < 0) {
-                throw new VerbsException("ibv_query_gid_table", (int) -n, device.name());
+            int max = 0;
+            for (PortAttributes p : queryPorts()) {
+                max += p.gidTableLength();
             }
-            List<GidEntry> out = new ArrayList<>((int) n);
-            for (int i = 0; i < n; i++) {
-                out.add(readGidEntry(t + (long) i * Layout.GID_ENTRY_SIZE));
+            if (max == 0) {
+                return List.of();
             }
-            return List.copyOf(out);
+            long t = RawMemory.allocate((long) max * Layout.GID_ENTRY_SIZE);
+            try {
+                long n = JnrBackend.lib().queryGidTable.call(ctx, t, max, 0, Layout.GID_ENTRY_SIZE);
+                if (n < 0) {
+                    throw new VerbsException("ibv_query_gid_table", (int) -n, device.name());
+                }
+                List<GidEntry> out = new ArrayList<>((int) n);
+                for (int i = 0; i < n; i++) {
+                    out.add(readGidEntry(t + (long) i * Layout.GID_ENTRY_SIZE));
+                }
+                return List.copyOf(out);
+            } finally {
+                RawMemory.free(t);
+            }
         } finally {
-            RawMemory.free(t);
+            leave();
         }
     }
 

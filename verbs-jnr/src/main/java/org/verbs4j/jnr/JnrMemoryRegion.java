@@ -19,7 +19,11 @@ final class JnrMemoryRegion extends AbstractResource implements MemoryRegion {
     private final int access;
     /** Keeps a registered direct buffer reachable (its memory must not be freed while registered). */
     private final ByteBuffer buffer;
-    private final long ownedRaw;
+    /**
+     * Frees native memory the region allocated when the region becomes unreachable, not at close: a thread
+     * inside an accessor on another thread holds the region, so the memory is never freed under it.
+     */
+    private static final java.lang.ref.Cleaner RAW_MEMORY = java.lang.ref.Cleaner.create();
 
     JnrMemoryRegion(JnrProtectionDomain pd, long mr, int access, ByteBuffer buffer, long ownedRaw) {
         super(pd);
@@ -31,7 +35,9 @@ final class JnrMemoryRegion extends AbstractResource implements MemoryRegion {
         this.rkey = RawMemory.getInt(mr + Layout.MR_RKEY);
         this.access = access;
         this.buffer = buffer;
-        this.ownedRaw = ownedRaw;
+        if (ownedRaw != 0) {
+            RAW_MEMORY.register(this, () -> RawMemory.free(ownedRaw));
+        }
         describeForLeakReport(String.format("%d bytes at 0x%x, lkey 0x%x, rkey 0x%x, %s", length, address, lkey, rkey,
                 Access.toString(access)));
     }
@@ -46,9 +52,6 @@ final class JnrMemoryRegion extends AbstractResource implements MemoryRegion {
         int rc = (int) JnrBackend.lib().deregMr.call(mr);
         if (rc != 0) {
             throw new VerbsException("ibv_dereg_mr", rc, toString());
-        }
-        if (ownedRaw != 0) {
-            RawMemory.free(ownedRaw);
         }
     }
 

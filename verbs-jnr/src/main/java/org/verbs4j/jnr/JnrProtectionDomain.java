@@ -66,73 +66,93 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
 
     @Override
     public MemoryRegion allocateMemory(long length, int access) {
-        checkOpen();
-        if (length <= 0) {
-            throw new IllegalArgumentException("length " + length + ": must be positive");
-        }
-        int page = RawMemory.PAGE_SIZE;
-        long rounded = (length + page - 1) & -page;
-        if (rounded <= Integer.MAX_VALUE - page) {
-            // alignedSlice rounds the limit down to whole pages: ask for whole pages plus one for alignment
-            ByteBuffer b = ByteBuffer.allocateDirect((int) rounded + page).alignedSlice(page);
-            b.limit((int) length);
-            ByteBuffer exact = b.slice();
-            return register(RawMemory.addressOf(exact), length, access, exact, 0);
-        }
-        long raw = RawMemory.allocate(length + page);
-        long aligned = (raw + page - 1) & -page;
+        enter();
         try {
-            return register(aligned, length, access, null, raw);
-        } catch (RuntimeException e) {
-            RawMemory.free(raw);
-            throw e;
+            if (length <= 0) {
+                throw new IllegalArgumentException("length " + length + ": must be positive");
+            }
+            int page = RawMemory.PAGE_SIZE;
+            long rounded = (length + page - 1) & -page;
+            if (rounded <= Integer.MAX_VALUE - page) {
+                // alignedSlice rounds the limit down to whole pages: ask for whole pages plus one for alignment
+                ByteBuffer b = ByteBuffer.allocateDirect((int) rounded + page).alignedSlice(page);
+                b.limit((int) length);
+                ByteBuffer exact = b.slice();
+                return register(RawMemory.addressOf(exact), length, access, exact, 0);
+            }
+            long raw = RawMemory.allocate(length + page);
+            long aligned = (raw + page - 1) & -page;
+            try {
+                return register(aligned, length, access, null, raw);
+            } catch (RuntimeException e) {
+                RawMemory.free(raw);
+                throw e;
+            }
+        } finally {
+            leave();
         }
     }
 
     private MemoryRegion register(long address, long length, int access, ByteBuffer buffer, long ownedRaw) {
-        checkOpen();
-        Access.check(access);
-        if (length <= 0) {
-            throw new IllegalArgumentException("cannot register " + length + " bytes");
+        enter();
+        try {
+            Access.check(access);
+            if (length <= 0) {
+                throw new IllegalArgumentException("cannot register " + length + " bytes");
+            }
+            long mr = JnrBackend.lib().regMr.call(pd, address, length, access);
+            if (mr == 0) {
+                int errno = JnrBackend.lastErrno();
+                throw new VerbsException("ibv_reg_mr", errno, length + " bytes at 0x" + Long.toHexString(address)
+                        + ", access " + Access.toString(access) + ", " + context.device().name());
+            }
+            return new JnrMemoryRegion(this, mr, access, buffer, ownedRaw);
+        } finally {
+            leave();
         }
-        long mr = JnrBackend.lib().regMr.call(pd, address, length, access);
-        if (mr == 0) {
-            int errno = JnrBackend.lastErrno();
-            throw new VerbsException("ibv_reg_mr", errno, length + " bytes at 0x" + Long.toHexString(address)
-                    + ", access " + Access.toString(access) + ", " + context.device().name());
-        }
-        return new JnrMemoryRegion(this, mr, access, buffer, ownedRaw);
     }
 
     @Override
     public QueuePair createQueuePair(QpInitAttributes attributes) {
-        checkOpen();
-        return JnrQueuePair.create(this, attributes);
+        enter();
+        try {
+            return JnrQueuePair.create(this, attributes);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int limit) {
-        checkOpen();
-        return JnrSharedReceiveQueue.create(this, maxWr, maxSge, limit);
+        enter();
+        try {
+            return JnrSharedReceiveQueue.create(this, maxWr, maxSge, limit);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public AddressHandle createAddressHandle(AddressVector av) {
-        checkOpen();
-        long attr = RawMemory.allocate(Layout.AH_ATTR_SIZE);
+        enter();
         try {
-            JnrQueuePair.writeAhAttr(attr, av);
-            long ah = JnrBackend.lib().createAh.call(pd, attr);
-            if (ah == 0) {
-                int errno = JnrBackend.lastErrno();
-                throw new VerbsException("ibv_create_ah", errno, av.toString(), errno == Errno.EINVAL
-                        ? "Check the address vector: RoCE needs a GRH (AddressVector.global) with a valid sgid "
-                                + "index; InfiniBand needs the destination LID"
-                        : null);
+            long attr = RawMemory.allocate(Layout.AH_ATTR_SIZE);
+            try {
+                JnrQueuePair.writeAhAttr(attr, av);
+                long ah = JnrBackend.lib().createAh.call(pd, attr);
+                if (ah == 0) {
+                    int errno = JnrBackend.lastErrno();
+                    throw new VerbsException("ibv_create_ah", errno, av.toString(), errno == Errno.EINVAL
+                            ? "Check the address vector: RoCE needs a GRH (AddressVector.global) with a valid sgid "
+                                    + "index; InfiniBand needs the destination LID"
+                            : null);
+                }
+                return new JnrAddressHandle(this, ah, av);
+            } finally {
+                RawMemory.free(attr);
             }
-            return new JnrAddressHandle(this, ah, av);
         } finally {
-            RawMemory.free(attr);
+            leave();
         }
     }
 }

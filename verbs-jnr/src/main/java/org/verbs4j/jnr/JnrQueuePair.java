@@ -89,7 +89,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
             srq = (JnrSharedReceiveQueue) a.srq();
         }
         long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
-        try {
+        try (AbstractResource.Use u = AbstractResource.use(sendCq, recvCq, srq)) {
             writeInitAttr(attr, a, sendCq, recvCq, srq);
             long qp = JnrBackend.lib().createQp.call(pd.address(), attr);
             if (qp == 0) {
@@ -111,7 +111,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         JnrCompletionQueue recvCq = cast(a.recvCq(), pd);
         JnrSharedReceiveQueue srq = a.srq() == null ? null : (JnrSharedReceiveQueue) a.srq();
         long attr = RawMemory.allocate(Layout.QP_INIT_ATTR_SIZE);
-        try {
+        try (AbstractResource.Use u = AbstractResource.use(pd, sendCq, recvCq, srq)) {
             writeInitAttr(attr, a, sendCq, recvCq, srq);
             LibRdmacm cm = LibRdmacm.get();
             if (cm.createQp.call(cmId.id, pd.address(), attr) != 0) {
@@ -238,22 +238,26 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     @Override
     public void modify(QpAttributes a) {
-        checkOpen();
-        long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE);
+        enter();
         try {
-            write(attr, a);
-            int rc = (int) JnrBackend.lib().modifyQp.call(qp, attr, a.mask());
-            if (rc != 0) {
-                String hint = modifyHint(rc, a);
-                String detail = toString() + " " + lastState + " -> " + a;
-                throw hint == null ? new VerbsException("ibv_modify_qp", Math.abs(rc), detail)
-                        : new VerbsException("ibv_modify_qp", Math.abs(rc), detail, hint);
-            }
-            if ((a.mask() & QpAttrMask.STATE) != 0) {
-                lastState = a.state();
+            long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE);
+            try {
+                write(attr, a);
+                int rc = (int) JnrBackend.lib().modifyQp.call(qp, attr, a.mask());
+                if (rc != 0) {
+                    String hint = modifyHint(rc, a);
+                    String detail = toString() + " " + lastState + " -> " + a;
+                    throw hint == null ? new VerbsException("ibv_modify_qp", Math.abs(rc), detail)
+                            : new VerbsException("ibv_modify_qp", Math.abs(rc), detail, hint);
+                }
+                if ((a.mask() & QpAttrMask.STATE) != 0) {
+                    lastState = a.state();
+                }
+            } finally {
+                RawMemory.free(attr);
             }
         } finally {
-            RawMemory.free(attr);
+            leave();
         }
     }
 
@@ -350,68 +354,121 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
 
     @Override
     public QpAttributes query(int mask) {
-        checkOpen();
-        long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE + Layout.QP_INIT_ATTR_SIZE);
+        enter();
         try {
-            int rc = (int) JnrBackend.lib().queryQp.call(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_qp", rc, toString());
+            long attr = RawMemory.allocate(Layout.QP_ATTR_SIZE + Layout.QP_INIT_ATTR_SIZE);
+            try {
+                int rc = (int) JnrBackend.lib().queryQp.call(qp, attr, mask, attr + Layout.QP_ATTR_SIZE);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_qp", rc, toString());
+                }
+                QpAttributes a = new QpAttributes()
+                        .state(QpState.of(RawMemory.getInt(attr + Layout.QA_QP_STATE)))
+                        .currentState(QpState.of(RawMemory.getInt(attr + Layout.QA_CUR_QP_STATE)))
+                        .qkey(RawMemory.getInt(attr + Layout.QA_QKEY))
+                        .rqPsn(RawMemory.getInt(attr + Layout.QA_RQ_PSN))
+                        .sqPsn(RawMemory.getInt(attr + Layout.QA_SQ_PSN))
+                        .destQpNum(RawMemory.getInt(attr + Layout.QA_DEST_QP_NUM))
+                        .accessFlags(RawMemory.getInt(attr + Layout.QA_QP_ACCESS_FLAGS))
+                        .capabilities(readCap(attr + Layout.QA_CAP))
+                        .addressVector(readAhAttr(attr + Layout.QA_AH_ATTR))
+                        .pkeyIndex(RawMemory.getUShort(attr + Layout.QA_PKEY_INDEX))
+                        .maxRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_RD_ATOMIC))
+                        .maxDestRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_DEST_RD_ATOMIC))
+                        .minRnrTimer(RawMemory.getUByte(attr + Layout.QA_MIN_RNR_TIMER))
+                        .port(RawMemory.getUByte(attr + Layout.QA_PORT_NUM))
+                        .timeout(RawMemory.getUByte(attr + Layout.QA_TIMEOUT))
+                        .retryCount(RawMemory.getUByte(attr + Layout.QA_RETRY_CNT))
+                        .rnrRetry(RawMemory.getUByte(attr + Layout.QA_RNR_RETRY));
+                QueryResults.sqDraining(a, RawMemory.getByte(attr + Layout.QA_SQ_DRAINING) != 0);
+                Mtu mtu = Mtu.of(RawMemory.getInt(attr + Layout.QA_PATH_MTU));
+                if (mtu != null) {
+                    a.pathMtu(mtu);
+                }
+                return a.mask(mask);
+            } finally {
+                RawMemory.free(attr);
             }
-            QpAttributes a = new QpAttributes()
-                    .state(QpState.of(RawMemory.getInt(attr + Layout.QA_QP_STATE)))
-                    .currentState(QpState.of(RawMemory.getInt(attr + Layout.QA_CUR_QP_STATE)))
-                    .qkey(RawMemory.getInt(attr + Layout.QA_QKEY))
-                    .rqPsn(RawMemory.getInt(attr + Layout.QA_RQ_PSN))
-                    .sqPsn(RawMemory.getInt(attr + Layout.QA_SQ_PSN))
-                    .destQpNum(RawMemory.getInt(attr + Layout.QA_DEST_QP_NUM))
-                    .accessFlags(RawMemory.getInt(attr + Layout.QA_QP_ACCESS_FLAGS))
-                    .capabilities(readCap(attr + Layout.QA_CAP))
-                    .addressVector(readAhAttr(attr + Layout.QA_AH_ATTR))
-                    .pkeyIndex(RawMemory.getUShort(attr + Layout.QA_PKEY_INDEX))
-                    .maxRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_RD_ATOMIC))
-                    .maxDestRdAtomic(RawMemory.getUByte(attr + Layout.QA_MAX_DEST_RD_ATOMIC))
-                    .minRnrTimer(RawMemory.getUByte(attr + Layout.QA_MIN_RNR_TIMER))
-                    .port(RawMemory.getUByte(attr + Layout.QA_PORT_NUM))
-                    .timeout(RawMemory.getUByte(attr + Layout.QA_TIMEOUT))
-                    .retryCount(RawMemory.getUByte(attr + Layout.QA_RETRY_CNT))
-                    .rnrRetry(RawMemory.getUByte(attr + Layout.QA_RNR_RETRY));
-            QueryResults.sqDraining(a, RawMemory.getByte(attr + Layout.QA_SQ_DRAINING) != 0);
-            Mtu mtu = Mtu.of(RawMemory.getInt(attr + Layout.QA_PATH_MTU));
-            if (mtu != null) {
-                a.pathMtu(mtu);
-            }
-            return a.mask(mask);
         } finally {
-            RawMemory.free(attr);
+            leave();
         }
     }
 
+    /**
+     * Checked before the provider sees the chain (a provider may drop what does not fit and return success,
+     * as siw does): the chain's length and entries against the QP's capabilities, and the QP's state. Then
+     * the QP and the array are entered, so that a close on another thread waits for the call to return.
+     */
     @Override
     public void postSend(SendRequests wrs) {
-        checkOpen();
-        // cleared first: a provider that fails without setting bad_wr must not leave a stale index
-        RawMemory.putAddress(badWr, 0L);
-        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, wrs.address(), badWr);
-        if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+        enter();
+        try {
+            long list = wrs.enter();
+            try {
+                wrs.checkFits(capabilities.maxSendWr(), capabilities.maxSendSge(), this);
+                QpState s = lastState;
+                if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+                    throw notReady("ibv_post_send", s, wrs.count());
+                }
+                // cleared first: a provider that fails without setting bad_wr must not leave a stale index
+                RawMemory.putAddress(badWr, 0L);
+                int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, list, badWr);
+                if (rc != 0) {
+                    throw postFailure("ibv_post_send", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
+                }
+                long bad = RawMemory.getAddress(badWr);
+                if (bad != 0) { // libsiw: a full send queue sets bad_wr, then the doorbell's result replaces -ENOMEM
+                    throw stoppedAt(wrs.indexOf(bad), wrs.count());
+                }
+            } finally {
+                wrs.leave();
+            }
+        } finally {
+            leave();
         }
     }
 
     @Override
     public void postReceive(ReceiveRequests wrs) {
-        checkOpen();
         if (srq != null) {
             throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
         }
-        long badRecv = badWr + 8;
-        RawMemory.putAddress(badRecv, 0L);
-        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, wrs.address(), badRecv);
-        if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badRecv)), wrs.count());
+        enter();
+        try {
+            long list = wrs.enter();
+            try {
+                wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
+                if (lastState == QpState.RESET) {
+                    throw notReady("ibv_post_recv", QpState.RESET, wrs.count());
+                }
+                long badRecv = badWr + 8;
+                RawMemory.putAddress(badRecv, 0L);
+                int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, list, badRecv);
+                if (rc != 0) {
+                    throw postFailure("ibv_post_recv", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badRecv)), wrs.count());
+                }
+            } finally {
+                wrs.leave();
+            }
+        } finally {
+            leave();
         }
     }
 
-    /** Out of line: keeps the post methods small enough to inline. */
+    /** A post the provider cut short at {@code index} while it returned success. */
+    private PostException stoppedAt(int index, int count) {
+        return new PostException("ibv_post_send", Errno.ENOMEM, index, toString() + ": the provider returned success but "
+                + "stopped at request " + index + " of " + count + " (set bad_wr): the requests from there on were not "
+                + "posted. The send queue was full: poll completions before posting more than the queue has free");
+    }
+
+    /** A post the QP's state refuses (every provider should, and siw does not: its requests would be lost). */
+    private PostException notReady(String verb, QpState state, int count) {
+        return new PostException(verb, Errno.EINVAL, 0, toString() + ", " + count + " chained, state " + state
+                + ": a QP must be in " + (verb.equals("ibv_post_send") ? "RTS to send" : "INIT or later to receive")
+                + " (connect it first, e.g. with QpConnector or rdma_cm)");
+    }
+
     /**
      * The errno of a failed post. Providers return a positive errno; siw returns -1 (its doorbell write()
      * failed) and leaves the cause in errno, which the fast path did not save: read it at once, before

@@ -17,11 +17,16 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
     private final long srq;
     private final long postFn;
     private final long badWr;
+    /** The depth and entries per request the device gave (ibv_create_srq writes them back). */
+    private final int maxWr;
+    private final int maxSge;
 
-    private JnrSharedReceiveQueue(JnrProtectionDomain pd, long srq) {
+    private JnrSharedReceiveQueue(JnrProtectionDomain pd, long srq, int maxWr, int maxSge) {
         super(pd);
         this.pd = pd;
         this.srq = srq;
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
         long ops = RawMemory.getAddress(srq + Layout.SRQ_CONTEXT) + Layout.CONTEXT_OPS;
         this.postFn = RawMemory.getAddress(ops + Layout.OPS_POST_SRQ_RECV);
         this.badWr = RawMemory.allocate(8);
@@ -42,7 +47,8 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
                         "max_wr " + maxWr + ", max_sge " + maxSge + ", limit " + limit + " on "
                                 + pd.jnrContext().device().name());
             }
-            return new JnrSharedReceiveQueue(pd, srq);
+            return new JnrSharedReceiveQueue(pd, srq, RawMemory.getInt(a + Layout.SA_MAX_WR),
+                    RawMemory.getInt(a + Layout.SA_MAX_SGE));
         } finally {
             RawMemory.free(attr);
         }
@@ -75,43 +81,61 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
 
     @Override
     public void postReceive(ReceiveRequests wrs) {
-        checkOpen();
-        RawMemory.putAddress(badWr, 0L);
-        int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postFn, srq, wrs.address(), badWr);
-        if (rc != 0) {
-            throw new PostException("ibv_post_srq_recv", JnrQueuePair.errnoOf(rc),
-                    wrs.indexOf(RawMemory.getAddress(badWr)), toString());
+        enter();
+        try {
+            long list = wrs.enter();
+            try {
+                wrs.checkFits(maxWr, maxSge, this);
+                RawMemory.putAddress(badWr, 0L);
+                int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postFn, srq, list, badWr);
+                if (rc != 0) {
+                    throw new PostException("ibv_post_srq_recv", JnrQueuePair.errnoOf(rc),
+                            wrs.indexOf(RawMemory.getAddress(badWr)), toString());
+                }
+            } finally {
+                wrs.leave();
+            }
+        } finally {
+            leave();
         }
     }
 
     @Override
     public void armLimit(int limit) {
-        checkOpen();
-        long attr = RawMemory.allocate(Layout.SRQ_ATTR_SIZE);
+        enter();
         try {
-            RawMemory.putInt(attr + Layout.SA_SRQ_LIMIT, limit);
-            int rc = (int) JnrBackend.lib().modifySrq.call(srq, attr, IBV_SRQ_LIMIT);
-            if (rc != 0) {
-                throw new VerbsException("ibv_modify_srq", rc, toString() + " limit " + limit);
+            long attr = RawMemory.allocate(Layout.SRQ_ATTR_SIZE);
+            try {
+                RawMemory.putInt(attr + Layout.SA_SRQ_LIMIT, limit);
+                int rc = (int) JnrBackend.lib().modifySrq.call(srq, attr, IBV_SRQ_LIMIT);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_modify_srq", rc, toString() + " limit " + limit);
+                }
+            } finally {
+                RawMemory.free(attr);
             }
         } finally {
-            RawMemory.free(attr);
+            leave();
         }
     }
 
     @Override
     public SrqAttributes query() {
-        checkOpen();
-        long attr = RawMemory.allocate(Layout.SRQ_ATTR_SIZE);
+        enter();
         try {
-            int rc = (int) JnrBackend.lib().querySrq.call(srq, attr);
-            if (rc != 0) {
-                throw new VerbsException("ibv_query_srq", rc, toString());
+            long attr = RawMemory.allocate(Layout.SRQ_ATTR_SIZE);
+            try {
+                int rc = (int) JnrBackend.lib().querySrq.call(srq, attr);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_query_srq", rc, toString());
+                }
+                return new SrqAttributes(RawMemory.getInt(attr + Layout.SA_MAX_WR), RawMemory.getInt(attr + Layout.SA_MAX_SGE),
+                        RawMemory.getInt(attr + Layout.SA_SRQ_LIMIT));
+            } finally {
+                RawMemory.free(attr);
             }
-            return new SrqAttributes(RawMemory.getInt(attr + Layout.SA_MAX_WR), RawMemory.getInt(attr + Layout.SA_MAX_SGE),
-                    RawMemory.getInt(attr + Layout.SA_SRQ_LIMIT));
         } finally {
-            RawMemory.free(attr);
+            leave();
         }
     }
 }

@@ -65,10 +65,15 @@ final class LibC {
      * 0 after EINTR.
      */
     static int awaitEither(long pollfds, int fd, int wakeFd) {
+        return awaitEither(pollfds, fd, wakeFd, -1);
+    }
+
+    /** {@link #awaitEither(long, int, int)} for at most {@code timeoutMillis} (-1: no limit); 0 when it passed. */
+    static int awaitEither(long pollfds, int fd, int wakeFd, int timeoutMillis) {
         long wake = pollfds + LibcLayout.POLLFD_SIZE;
         watch(pollfds, fd);
         watch(wake, wakeFd);
-        int rc = (int) POLL.call(pollfds, 2, -1);
+        int rc = (int) POLL.call(pollfds, 2, timeoutMillis);
         if (rc < 0) {
             int errno = NativeFunction.errno();
             if (errno == 4) {

@@ -160,7 +160,7 @@ public final class RawMemory {
     }
 
     private static void checkArray(byte[] a, int offset, int length) {
-        if (offset < 0 || length < 0 || offset + length > a.length) {
+        if (offset < 0 || length < 0 || offset > a.length - length) {
             throw new IndexOutOfBoundsException("offset " + offset + ", length " + length + ", array " + a.length);
         }
     }
