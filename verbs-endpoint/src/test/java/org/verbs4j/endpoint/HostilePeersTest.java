@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Gid;
@@ -218,23 +219,27 @@ class HostilePeersTest {
     @Test
     void halfOpenConnectionsBeyondTheLimitAreClosedAtOnce() throws Exception {
         // a backlog that holds them all: beyond it the kernel, not the server, keeps a connection waiting
-        listen(32, Duration.ofSeconds(3), 1024);
+        listen(32, Duration.ofSeconds(8), 1024);
         List<Socket> many = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             many.add(open());
         }
-        Thread.sleep(500);
-        int closedAtOnce = 0;
-        for (Socket s : many) {
-            if (closedWithin(s, 20)) {
-                closedAtOnce++;
+        long t0 = System.nanoTime();
+        List<Socket> left = new ArrayList<>(many);
+        while (left.size() > 32 && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5)) {
+            List<Socket> still = new ArrayList<>();
+            for (Socket s : left) {
+                if (!closedWithin(s, 5)) {
+                    still.add(s);
+                }
             }
+            left = still;
         }
-        assertTrue(closedAtOnce >= 500 - 32, closedAtOnce + " of 500 closed at once");
+        assertEquals(32, left.size(), "open after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         assertTrue(server.pending() <= 32, server.pending() + " pending");
         assertTrue(drops.stream().filter(l -> l.contains("maxPendingHandshakes")).count() >= 500 - 32);
-        for (int i = 0; i < many.size(); i++) {
-            assertTrue(closedWithin(many.get(i), 10_000), "half-open connection " + i + " is closed by its deadline");
+        for (int i = 0; i < left.size(); i++) {
+            assertTrue(closedWithin(left.get(i), 20_000), "pending connection " + i + " is closed by its deadline");
         }
         assertTrue(goodPeer() < 5000, "served once the silent ones are gone");
         assertEquals(0, server.pending());
