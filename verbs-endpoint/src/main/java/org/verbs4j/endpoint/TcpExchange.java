@@ -93,9 +93,9 @@ final class TcpExchange implements AutoCloseable {
         String who = name(ch.remoteAddress());
         if (open.incrementAndGet() > limits.maxPending()) {
             open.decrementAndGet();
-            ch.close();
             gate.dropped(who, limits.maxPending() + " TCP exchanges are pending already "
                     + "(EndpointOptions.maxPendingHandshakes): closed at once");
+            ch.close(); // after the log line, so that a peer that sees EOF finds it written
             return;
         }
         ch.closeFuture().addListener(f -> open.decrementAndGet());
