@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
@@ -21,7 +22,9 @@ import org.verbs4j.api.QpEndpoint;
  * <li>the client reads it and answers {@code "done"} with its NUL (5 bytes); the server reads that.
  * </ol>
  * The server listens on every address ({@code SO_REUSEADDR}, backlog 1), serves one client and closes the
- * listener. Failures print the C tool's message on stderr and throw {@link PingPongFailure}.
+ * listener. Every read is of a fixed size and the whole exchange has a deadline ({@link #TIMEOUT_MS}): a peer
+ * that floods, sends garbage or stays silent ends it. Failures print the C tool's message on stderr and throw
+ * {@link PingPongFailure}.
  */
 final class PingPongExchange {
     /**
@@ -31,6 +34,15 @@ final class PingPongExchange {
     static final int MESSAGE_SIZE = 52;
     /** {@code sizeof "done"}. */
     static final int DONE_SIZE = 5;
+    /** What the client answers last: {@code "done"} and its NUL. */
+    private static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
+    /** The system property that sets {@link #TIMEOUT_MS}. */
+    static final String TIMEOUT_PROPERTY = "verbs4j.pingpong.exchangeTimeoutMs";
+    /**
+     * Milliseconds a peer has for the whole exchange once connected (and a client for its TCP connection),
+     * default 10 000; the C tools wait forever on a silent peer.
+     */
+    static final int TIMEOUT_MS = Math.max(1, Integer.getInteger(TIMEOUT_PROPERTY, 10_000));
 
     private PingPongExchange() {
     }
@@ -64,7 +76,7 @@ final class PingPongExchange {
         for (InetAddress a : addresses) {
             Socket s = new Socket();
             try {
-                s.connect(new InetSocketAddress(a, port));
+                s.connect(new InetSocketAddress(a, port), TIMEOUT_MS);
                 socket = s;
                 break;
             } catch (IOException e) {
@@ -74,10 +86,10 @@ final class PingPongExchange {
         if (socket == null) {
             throw new PingPongFailure("Couldn't connect to " + serverName + ":" + port);
         }
+        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000L;
         try (Socket s = socket) {
             s.setTcpNoDelay(true);
             OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
             try {
                 out.write(encode(me));
                 out.flush();
@@ -85,21 +97,19 @@ final class PingPongExchange {
                 throw new PingPongFailure("Couldn't send local address (" + e.getMessage() + ")");
             }
             byte[] msg = new byte[MESSAGE_SIZE];
-            int n;
             try {
-                n = in.readNBytes(msg, 0, MESSAGE_SIZE);
-                if (n == MESSAGE_SIZE) {
-                    out.write(new byte[] {'d', 'o', 'n', 'e', 0});
-                    out.flush();
+                int n = readFully(s, msg, MESSAGE_SIZE, deadline, TIMEOUT_MS);
+                if (n != MESSAGE_SIZE) {
+                    throw new PingPongFailure("client read/write: the server sent " + n + " of " + MESSAGE_SIZE
+                            + " bytes and closed the connection\nCouldn't read/write remote address");
                 }
+                QpEndpoint peer = parse(msg, MESSAGE_SIZE);
+                out.write(DONE);
+                out.flush();
+                return peer;
             } catch (IOException e) {
                 throw new PingPongFailure("client read/write: " + e.getMessage() + "\nCouldn't read/write remote address");
             }
-            if (n != MESSAGE_SIZE) {
-                throw new PingPongFailure("client read/write: the server sent " + n + " of " + MESSAGE_SIZE
-                        + " bytes and closed the connection\nCouldn't read/write remote address");
-            }
-            return parse(msg, MESSAGE_SIZE);
         } catch (IOException e) {
             throw new PingPongFailure("client read/write: " + e.getMessage() + "\nCouldn't read/write remote address");
         }
@@ -110,7 +120,6 @@ final class PingPongExchange {
      * (which moves the local queue pair to RTS, or throws), then sends {@code me} and reads "done".
      */
     static QpEndpoint server(int port, QpEndpoint me, Consumer<QpEndpoint> connect) {
-        Socket socket;
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
             try {
@@ -118,22 +127,37 @@ final class PingPongExchange {
             } catch (IOException e) {
                 throw new PingPongFailure("Couldn't listen to port " + port + " (" + e.getMessage() + ")");
             }
+            return server(listener, me, connect, TIMEOUT_MS);
+        } catch (IOException e) {
+            throw new PingPongFailure("Couldn't listen to port " + port + " (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * {@link #server(int, QpEndpoint, Consumer)} on a bound listener, which it closes once a client connected.
+     * The client has {@code timeoutMs} from its connection for the whole exchange; the server reads exactly
+     * the 52 bytes of the address message and then exactly {@code "done"} and its NUL, so a client that sends
+     * more (an over-long message), less, or something else ends the exchange with a failure, as the C server's
+     * single {@code read} of {@code sizeof "done"} does.
+     */
+    static QpEndpoint server(ServerSocket listener, QpEndpoint me, Consumer<QpEndpoint> connect, int timeoutMs)
+            throws IOException {
+        Socket socket;
+        try (listener) {
             try {
                 socket = listener.accept();
             } catch (IOException e) {
                 throw new PingPongFailure("accept() failed (" + e.getMessage() + ")");
             }
-        } catch (IOException e) {
-            throw new PingPongFailure("Couldn't listen to port " + port + " (" + e.getMessage() + ")");
         }
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         try (Socket s = socket) {
             s.setTcpNoDelay(true);
-            InputStream in = s.getInputStream();
             OutputStream out = s.getOutputStream();
             byte[] msg = new byte[MESSAGE_SIZE];
             int n;
             try {
-                n = in.readNBytes(msg, 0, MESSAGE_SIZE);
+                n = readFully(s, msg, MESSAGE_SIZE, deadline, timeoutMs);
             } catch (IOException e) {
                 throw new PingPongFailure("server read: " + e.getMessage() + "\n-1/" + MESSAGE_SIZE
                         + ": Couldn't read remote address");
@@ -142,26 +166,22 @@ final class PingPongExchange {
                 throw new PingPongFailure("server read: the client closed the connection\n" + n + "/" + MESSAGE_SIZE
                         + ": Couldn't read remote address");
             }
+            if (s.getInputStream().available() > 0) {
+                throw new PingPongFailure("server read: the client sent more than the " + MESSAGE_SIZE
+                        + " bytes of an address message\nCouldn't read remote address");
+            }
             QpEndpoint peer = parse(msg, n);
             try {
                 connect.accept(peer);
             } catch (PingPongFailure e) {
                 throw new PingPongFailure(e.getMessage() + "\nCouldn't connect to remote QP");
             }
-            // Like the C server, accept whatever the client answers (it sends "done" and its NUL): only a
-            // connection closed before 5 bytes arrived is an error.
-            int got = 0;
+            byte[] done = new byte[DONE_SIZE];
+            int got;
             try {
                 out.write(encode(me));
                 out.flush();
-                byte[] done = new byte[MESSAGE_SIZE];
-                while (got < DONE_SIZE) {
-                    int r = in.read(done, got, MESSAGE_SIZE - got);
-                    if (r < 0) {
-                        break;
-                    }
-                    got += r;
-                }
+                got = readFully(s, done, DONE_SIZE, deadline, timeoutMs);
             } catch (IOException e) {
                 throw new PingPongFailure("Couldn't send/recv local address (" + e.getMessage() + ")");
             }
@@ -169,10 +189,41 @@ final class PingPongExchange {
                 throw new PingPongFailure("Couldn't send/recv local address (the client closed the connection after "
                         + got + " of " + DONE_SIZE + " bytes of \"done\")");
             }
+            if (!java.util.Arrays.equals(done, DONE) || s.getInputStream().available() > 0) {
+                throw new PingPongFailure("Couldn't send/recv local address (the client did not answer \"done\": "
+                        + "it sent more than its address message, or something else)");
+            }
             return peer;
-        } catch (IOException e) {
-            throw new PingPongFailure("Couldn't send/recv local address (" + e.getMessage() + ")");
         }
+    }
+
+    /**
+     * Reads {@code n} bytes unless the peer closes first (returns fewer); at most until {@code deadline}
+     * ({@link System#nanoTime}, {@code timeoutMs} after the start), every read bounded by what is left of it.
+     *
+     * @throws SocketTimeoutException naming how many bytes came in the time allowed
+     */
+    private static int readFully(Socket s, byte[] b, int n, long deadline, int timeoutMs) throws IOException {
+        InputStream in = s.getInputStream();
+        int got = 0;
+        while (got < n) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            try {
+                if (left <= 0) {
+                    throw new SocketTimeoutException();
+                }
+                s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
+                int r = in.read(b, got, n - got);
+                if (r < 0) {
+                    break;
+                }
+                got += r;
+            } catch (SocketTimeoutException e) {
+                throw new SocketTimeoutException("the peer sent " + got + " of " + n + " bytes in " + timeoutMs
+                        + " ms (" + TIMEOUT_PROPERTY + ")");
+            }
+        }
+        return got;
     }
 
     private static QpEndpoint parse(byte[] msg, int n) {

@@ -394,11 +394,7 @@ final class RpingConnection implements AutoCloseable {
                     stats.firstPingAt(t0);
                 }
                 debug("server received sink adv");
-                if (remoteLen > size) {
-                    throw new RpingFailure("rping: the client's buffer is " + remoteLen + " bytes, more than this "
-                            + "server's " + size + " (-S): give both sides the same -S");
-                }
-                int len = (int) remoteLen;
+                int len = RpingMessage.readLength(remoteLen, size);
                 rdmaWr.at(0).wrId(READ_WRID).opcode(Opcode.RDMA_READ).sge(rdmaMr.address(), len, rdmaMr.lkey())
                         .rdma(remoteAddr, remoteRkey);
                 post(rdmaWr, "RDMA READ");

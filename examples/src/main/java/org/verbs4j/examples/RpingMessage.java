@@ -56,6 +56,20 @@ final class RpingMessage {
         return getBigEndian(src, off + SIZE_OFFSET, 4) & 0xffffffffL;
     }
 
+    /**
+     * The bytes to RDMA READ for a client's start-buffer advert of {@code advertised} bytes into this server's
+     * {@code size}-byte buffer.
+     *
+     * @throws RpingFailure when the client advertises more than the buffer holds (nothing is read then)
+     */
+    static int readLength(long advertised, int size) {
+        if (advertised > size) {
+            throw new RpingFailure("rping: the client's buffer is " + advertised + " bytes, more than this "
+                    + "server's " + size + " (-S): give both sides the same -S");
+        }
+        return (int) advertised;
+    }
+
     private static void putBigEndian(byte[] dst, int off, long v, int bytes) {
         for (int i = bytes - 1; i >= 0; i--) {
             dst[off + i] = (byte) v;

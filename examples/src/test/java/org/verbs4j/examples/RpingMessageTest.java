@@ -2,6 +2,8 @@ package org.verbs4j.examples;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -112,5 +114,17 @@ class RpingMessageTest {
         assertEquals("abc", RpingMessage.cString(b, 0, b.length));
         assertEquals("ab", RpingMessage.cString(b, 0, 2));
         assertEquals("def", RpingMessage.cString(b, 4, 3));
+    }
+
+    @Test
+    void anAdvertLargerThanTheBufferIsRefused() {
+        byte[] m = new byte[RpingMessage.LENGTH];
+        RpingMessage.encode(m, 0, 0x1000, 7, -1); // 2^32 - 1 bytes, as an unsigned be32
+        assertEquals(0xffffffffL, RpingMessage.size(m, 0));
+        RpingFailure f = assertThrows(RpingFailure.class, () -> RpingMessage.readLength(RpingMessage.size(m, 0), 100));
+        assertTrue(f.getMessage().contains("4294967295 bytes, more than this server's 100 (-S)"), f.getMessage());
+        assertThrows(RpingFailure.class, () -> RpingMessage.readLength(101, 100));
+        assertEquals(100, RpingMessage.readLength(100, 100));
+        assertEquals(0, RpingMessage.readLength(0, 100));
     }
 }

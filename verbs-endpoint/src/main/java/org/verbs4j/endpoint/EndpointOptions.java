@@ -20,6 +20,14 @@ public final class EndpointOptions {
      * slots): what one {@link java.nio.ByteBuffer} views, less a page for alignment.
      */
     public static final long MAX_REGION_SIZE = MessageSlots.MAX_BYTES;
+    /** Default of {@link #handshakeTimeout(Duration)}: 10 s. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** The longest {@link #handshakeTimeout(Duration)}: 10 minutes. */
+    public static final Duration MAX_HANDSHAKE_TIMEOUT = Duration.ofMinutes(10);
+    /** Default of {@link #maxPendingHandshakes(int)}: 128. */
+    public static final int DEFAULT_MAX_PENDING_HANDSHAKES = 128;
+    /** The largest {@link #maxPendingHandshakes(int)}: 65536. */
+    public static final int MAX_PENDING_HANDSHAKES = 65536;
 
     private ConnectionMode mode = ConnectionMode.RDMA_CM;
     private String device;
@@ -34,6 +42,8 @@ public final class EndpointOptions {
     private boolean credits = true;
     private Duration timeout = Duration.ofSeconds(30);
     private int backlog = 16;
+    private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+    private int maxPendingHandshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
 
     public static EndpointOptions defaults() {
         return new EndpointOptions();
@@ -55,6 +65,8 @@ public final class EndpointOptions {
         c.credits = credits;
         c.timeout = timeout;
         c.backlog = backlog;
+        c.handshakeTimeout = handshakeTimeout;
+        c.maxPendingHandshakes = maxPendingHandshakes;
         return c;
     }
 
@@ -163,9 +175,41 @@ public final class EndpointOptions {
         return this;
     }
 
-    /** Pending connections a listener queues (default 16). */
+    /**
+     * Pending connections a listener queues (default 16). With {@link ConnectionMode#MANUAL} also the most
+     * endpoints a listener has connected ahead of {@link EndpointServer#accept}.
+     */
     public EndpointOptions backlog(int n) {
         this.backlog = positive("backlog", n);
+        return this;
+    }
+
+    /**
+     * With {@link ConnectionMode#MANUAL}, how long a listener gives each peer for its whole TCP exchange, from
+     * the TCP connection to its last byte (default {@link #DEFAULT_HANDSHAKE_TIMEOUT}, at most
+     * {@link #MAX_HANDSHAKE_TIMEOUT}). A peer that is silent or slow for longer is dropped with a log line; the
+     * other peers' exchanges go on meanwhile.
+     */
+    public EndpointOptions handshakeTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "handshakeTimeout");
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_HANDSHAKE_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("handshakeTimeout must be positive and at most "
+                    + MAX_HANDSHAKE_TIMEOUT + ", not " + timeout);
+        }
+        this.handshakeTimeout = timeout;
+        return this;
+    }
+
+    /**
+     * With {@link ConnectionMode#MANUAL}, the most TCP exchanges a listener holds open at once (default
+     * {@link #DEFAULT_MAX_PENDING_HANDSHAKES}, 1..{@link #MAX_PENDING_HANDSHAKES}): a connection beyond it is
+     * closed at once with a log line, so that half-open connections cannot pile up file descriptors.
+     */
+    public EndpointOptions maxPendingHandshakes(int n) {
+        if (n < 1 || n > MAX_PENDING_HANDSHAKES) {
+            throw new IllegalArgumentException("maxPendingHandshakes must be 1.." + MAX_PENDING_HANDSHAKES + ", not " + n);
+        }
+        this.maxPendingHandshakes = n;
         return this;
     }
 
@@ -248,11 +292,22 @@ public final class EndpointOptions {
         return backlog;
     }
 
+    /** See {@link #handshakeTimeout(Duration)}. */
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    /** See {@link #maxPendingHandshakes(int)}. */
+    public int maxPendingHandshakes() {
+        return maxPendingHandshakes;
+    }
+
     @Override
     public String toString() {
         return "EndpointOptions[mode=" + mode + ", device=" + device + ", port=" + port + ", messageSize=" + messageSize
                 + ", sendDepth=" + sendDepth + ", receiveDepth=" + receiveDepth + ", rdmaRegionSize=" + rdmaRegionSize
                 + ", maxInlineData=" + maxInlineData + ", rdAtomic=" + rdAtomic + ", credits=" + credits
-                + ", timeout=" + timeout + "]";
+                + ", timeout=" + timeout + ", backlog=" + backlog + ", handshakeTimeout=" + handshakeTimeout
+                + ", maxPendingHandshakes=" + maxPendingHandshakes + "]";
     }
 }

@@ -22,7 +22,7 @@ public final class EndpointServer implements AutoCloseable {
     private final EndpointOptions options;
     private final ConnectionManager cm;
     private final CmId listener;
-    private final TcpExchange tcp;
+    private final ManualAcceptor<RdmaEndpoint> tcp;
     private final java.util.List<RdmaEndpoint> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
     /** PD, CQs and memory made ahead for the next connection on the listener's device (rdma_cm, bound address). */
@@ -50,7 +50,9 @@ public final class EndpointServer implements AutoCloseable {
         } else {
             this.cm = null;
             this.listener = null;
-            this.tcp = TcpExchange.listen(address, options.backlog());
+            this.tcp = new ManualAcceptor<>(address, options.backlog(), new TcpExchange.Limits(Endpoints.HELLO,
+                    options.maxPendingHandshakes(), options.handshakeTimeout()), Endpoints::checkHello,
+                    this::completeManual, null);
         }
         prepareSpare();
         LOG.debug("endpoint server listening on {} ({})", address, options.mode());
@@ -64,17 +66,23 @@ public final class EndpointServer implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code timeout} for the next peer and returns its connected endpoint. A peer that is not a
-     * verbs4j endpoint is refused (rdma_cm: rejected) and the exception says so; the server keeps listening.
+     * Waits up to {@code timeout} for the next peer and returns its connected endpoint. With rdma_cm a peer that
+     * is not a verbs4j endpoint is rejected and the exception says so; the server keeps listening.
      *
-     * @throws EndpointException when no peer came in time, or the connection failed
+     * <p>With {@link ConnectionMode#MANUAL} the server serves the TCP exchanges itself, several at once, from the
+     * moment it listens: a peer that floods, sends garbage, stays silent past
+     * {@link EndpointOptions#handshakeTimeout} or comes beyond {@link EndpointOptions#maxPendingHandshakes} is
+     * dropped with a log line (SLF4J, WARN) and never reaches this method, which returns the next peer that
+     * connected well (at most {@link EndpointOptions#backlog} of them wait, connected, for it).
+     *
+     * @throws EndpointException when no peer came in time, or this side failed to connect one
      */
     public RdmaEndpoint accept(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (closed) {
             throw new IllegalStateException("endpoint server on " + address + " is closed");
         }
-        return cm != null ? acceptCm(timeout) : acceptManual(timeout);
+        return cm != null ? acceptCm(timeout) : tcp.accept(timeout);
     }
 
     /**
@@ -154,19 +162,23 @@ public final class EndpointServer implements AutoCloseable {
         }
     }
 
-    private RdmaEndpoint acceptManual(Duration timeout) {
-        TcpExchange.Peer peer = tcp.accept(timeout);
-        if (peer == null) {
-            throw new EndpointException("no peer connected to " + address() + " within " + timeout.toMillis() + " ms");
-        }
+    /**
+     * The rest of a manual exchange whose first message passed {@link Endpoints#checkHello} (on a handshake
+     * worker): the endpoint, the QP towards the client's, this side's message, the client's ready byte.
+     */
+    private RdmaEndpoint completeManual(TcpExchange.Peer peer) {
         EndpointResources s = new EndpointResources();
         s.options = options;
         Endpoints.Manual m = new Endpoints.Manual();
-        RdmaEndpoint ep = null;
-        try (peer) {
-            byte[] hello = peer.read(Endpoints.HELLO, options.timeout(), "the client's QP address and handshake");
+        RdmaEndpoint ep;
+        try {
             ep = Endpoints.manualEndpoint(s, m, "on " + address() + " from " + peer.remote());
-            Handshake h = Endpoints.connectManual(s, m, hello, peer.remote());
+        } catch (RuntimeException e) {
+            Endpoints.freeFailed(null, s, e);
+            throw new ManualAcceptor.LocalFailure(e);
+        }
+        try {
+            Handshake h = Endpoints.connectManual(s, m, peer.first(), peer.remote());
             ep.applyPeer(h, peer.remote());
             peer.write(m.hello);
             byte[] ready = peer.read(1, options.timeout(), "the client's ready byte");
@@ -176,9 +188,7 @@ public final class EndpointServer implements AutoCloseable {
             ep.creditHandshake(false);
             return ep;
         } catch (RuntimeException e) {
-            if (ep != null) {
-                Endpoints.closeQuietly(ep, e);
-            }
+            Endpoints.closeQuietly(ep, e);
             throw e;
         }
     }

@@ -234,18 +234,33 @@ public final class Endpoints {
         }
     }
 
-    /** Moves the QP to RTR and RTS towards the peer of {@code hello}; returns the peer's handshake. */
-    static Handshake connectManual(EndpointResources s, Manual m, byte[] hello, String peer) {
-        QpEndpoint remote;
+    /**
+     * Checks a peer's {@link #HELLO} bytes (its QP address text and handshake) without touching a device.
+     *
+     * @throws EndpointException naming the peer and what is wrong
+     */
+    static void checkHello(byte[] hello, String peer) {
+        helloAddress(hello, peer);
+        helloHandshake(hello, peer);
+    }
+
+    private static QpEndpoint helloAddress(byte[] hello, String peer) {
         try {
-            remote = QpEndpoint.parseWire(new String(hello, 0, QP_WIRE, StandardCharsets.US_ASCII));
+            return QpEndpoint.parseWire(new String(hello, 0, QP_WIRE, StandardCharsets.US_ASCII));
         } catch (IllegalArgumentException e) {
             throw new EndpointException("the peer " + peer + " did not send a QP address (" + e.getMessage()
                     + "): is it a verbs4j endpoint in manual mode?", e);
         }
-        byte[] hs = new byte[Handshake.SIZE];
-        System.arraycopy(hello, QP_WIRE, hs, 0, Handshake.SIZE);
-        Handshake h = Handshake.decode(hs, peer);
+    }
+
+    private static Handshake helloHandshake(byte[] hello, String peer) {
+        return Handshake.decode(java.util.Arrays.copyOfRange(hello, QP_WIRE, QP_WIRE + Handshake.SIZE), peer);
+    }
+
+    /** Moves the QP to RTR and RTS towards the peer of {@code hello}; returns the peer's handshake. */
+    static Handshake connectManual(EndpointResources s, Manual m, byte[] hello, String peer) {
+        QpEndpoint remote = helloAddress(hello, peer);
+        Handshake h = helloHandshake(hello, peer);
         m.connector.connect(remote, h.mtu() != 0 ? Mtu.of(h.mtu()) : null); // the smaller of both ends' MTUs
         return h;
     }
@@ -257,7 +272,7 @@ public final class Endpoints {
         RdmaEndpoint ep = null;
         try {
             ep = manualEndpoint(s, m, "to " + address);
-            try (TcpExchange.Peer peer = TcpExchange.connect(address, o.timeout())) {
+            try (TcpExchange.Peer peer = TcpExchange.connect(address, o.timeout(), HELLO)) {
                 peer.write(m.hello);
                 byte[] reply = peer.read(HELLO, o.timeout(), "the server's QP address and handshake");
                 Handshake h = connectManual(s, m, reply, peer.remote());

@@ -2,6 +2,7 @@ package org.verbs4j.endpoint;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.verbs4j.api.Mtu;
 
 /**
  * What two endpoints tell each other when they connect (rdma_cm private data, or after the QP address in the
@@ -67,6 +68,10 @@ record Handshake(boolean credits, int receiveDepth, int messageSize, long region
         if (depth <= 0 || size <= 0 || rl < 0) {
             throw new EndpointException("the peer " + peer + " sent an invalid handshake (receive depth " + depth
                     + ", message size " + size + ", region length " + rl + ")");
+        }
+        if (mtu != 0 && Mtu.of(mtu) == null) {
+            throw new EndpointException("the peer " + peer + " sent an invalid handshake: path MTU " + mtu
+                    + " is not an ibv_mtu value (0 for none, 1..5 for 256..4096 bytes)");
         }
         return new Handshake((flags & FLAG_CREDITS) != 0, depth, size, ra, rk, rl, ca, ck, mtu);
     }

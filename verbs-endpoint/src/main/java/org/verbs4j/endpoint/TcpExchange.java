@@ -17,38 +17,59 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
- * The out-of-band TCP exchange of {@link ConnectionMode#MANUAL}, on Netty: a listener that queues accepted
- * connections, and connections whose bytes are read with a deadline. Only the connection set-up uses it; the
- * data path never touches TCP.
+ * The out-of-band TCP exchange of {@link ConnectionMode#MANUAL}, on Netty: a listener that hands each connection
+ * to a {@link Gate} once its first message is complete, and connections whose bytes are read with a deadline.
+ * Only the connection set-up uses it; the data path never touches TCP.
+ *
+ * <p>Every connection is bounded: its bytes go into a fixed buffer of the size of the message expected next
+ * (a peer that sends more is dropped), a listener holds at most {@link Limits#maxPending} connections open (one
+ * beyond is closed at once), and each listened connection has a deadline for its whole exchange. Nothing on the
+ * event loop blocks, so a silent peer delays no other.
  */
 final class TcpExchange implements AutoCloseable {
+    /** A listener's bounds: the first message's size, the most connections open at once, each one's deadline. */
+    record Limits(int firstMessage, int maxPending, Duration timeout) {
+    }
+
+    /** What a listener does with its connections; called on the event loop, so it must not block. */
+    interface Gate {
+        /** Checks a peer's complete first message; throws {@link EndpointException} saying what is wrong. */
+        void check(byte[] first, String peer);
+
+        /** Takes a peer whose first message ({@link Peer#first()}) passed {@link #check}. */
+        void admit(Peer peer);
+
+        /** Says that {@code peer} was dropped, and why (a log line). */
+        void dropped(String peer, String reason);
+    }
+
     private final EventLoopGroup group;
     private final Channel server;
-    private final BlockingQueue<Peer> accepted;
+    private final AtomicInteger open;
 
-    private TcpExchange(EventLoopGroup group, Channel server, BlockingQueue<Peer> accepted) {
+    private TcpExchange(EventLoopGroup group, Channel server, AtomicInteger open) {
         this.group = group;
         this.server = server;
-        this.accepted = accepted;
+        this.open = open;
     }
 
     private static EventLoopGroup newGroup(String name) {
         return new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name, true), NioIoHandler.newFactory());
     }
 
-    /** Listens on {@code address} (port 0 picks one). */
-    static TcpExchange listen(InetSocketAddress address, int backlog) {
+    /** Listens on {@code address} (port 0 picks one); every connection goes through {@code gate}. */
+    static TcpExchange listen(InetSocketAddress address, int backlog, Limits limits, Gate gate) {
         EventLoopGroup group = newGroup("verbs4j-endpoint-listen");
-        BlockingQueue<Peer> accepted = new LinkedBlockingQueue<>();
+        AtomicInteger open = new AtomicInteger();
         try {
             ChannelFuture f = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, backlog).option(ChannelOption.SO_REUSEADDR, true)
@@ -56,13 +77,11 @@ final class TcpExchange implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            Peer p = new Peer(ch, null);
-                            ch.pipeline().addLast(p.inbox);
-                            accepted.add(p);
+                            admit(ch, limits, gate, open);
                         }
                     }).bind(address);
             f.syncUninterruptibly();
-            return new TcpExchange(group, f.channel(), accepted);
+            return new TcpExchange(group, f.channel(), open);
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 100, TimeUnit.MILLISECONDS);
             throw new EndpointException("cannot listen on " + address + " for the TCP exchange: " + e.getMessage()
@@ -70,10 +89,43 @@ final class TcpExchange implements AutoCloseable {
         }
     }
 
-    /** Connects to {@code address}; the connection owns its own event loop. */
-    static Peer connect(InetSocketAddress address, Duration timeout) {
+    private static void admit(SocketChannel ch, Limits limits, Gate gate, AtomicInteger open) {
+        String who = name(ch.remoteAddress());
+        if (open.incrementAndGet() > limits.maxPending()) {
+            open.decrementAndGet();
+            gate.dropped(who, limits.maxPending() + " TCP exchanges are pending already "
+                    + "(EndpointOptions.maxPendingHandshakes): closed at once");
+            ch.close(); // after the log line, so that a peer that sees EOF finds it written
+            return;
+        }
+        ch.closeFuture().addListener(f -> open.decrementAndGet());
+        long deadline = System.nanoTime() + limits.timeout().toNanos();
+        Peer p = new Peer(ch, null, new Inbox(limits.firstMessage()), who, deadline, gate);
+        p.inbox.onFirst = first -> {
+            p.first = first;
+            try {
+                gate.check(first, who);
+            } catch (EndpointException e) {
+                p.drop(e.getMessage());
+                return;
+            }
+            gate.admit(p);
+        };
+        p.inbox.onOverflow = p::drop;
+        var timer = ch.eventLoop().schedule(() -> {
+            if (!p.finished.get()) {
+                p.drop("no complete TCP exchange within " + limits.timeout().toMillis() + " ms ("
+                        + p.inbox.received() + " bytes received; EndpointOptions.handshakeTimeout)");
+            }
+        }, limits.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        ch.closeFuture().addListener(f -> timer.cancel(false));
+        ch.pipeline().addLast(p.inbox);
+    }
+
+    /** Connects to {@code address}; the connection owns its own event loop and reads at most {@code capacity} bytes ahead. */
+    static Peer connect(InetSocketAddress address, Duration timeout, int capacity) {
         EventLoopGroup group = newGroup("verbs4j-endpoint-connect");
-        Inbox inbox = new Inbox();
+        Inbox inbox = new Inbox(capacity);
         try {
             ChannelFuture f = new Bootstrap().group(group).channel(NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true)
@@ -86,11 +138,15 @@ final class TcpExchange implements AutoCloseable {
                         + (cause == null ? "timed out after " + timeout.toMillis() + " ms" : cause.getMessage())
                         + " (is the server listening, and the port open in the firewall?)", cause);
             }
-            return new Peer(f.channel(), group, inbox);
+            return new Peer(f.channel(), group, inbox, name(f.channel().remoteAddress()), 0, null);
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 100, TimeUnit.MILLISECONDS);
             throw e;
         }
+    }
+
+    private static String name(SocketAddress a) {
+        return a == null ? "?" : a.toString().replaceFirst("^/", "");
     }
 
     /** The address the listener is bound to. */
@@ -98,27 +154,19 @@ final class TcpExchange implements AutoCloseable {
         return (InetSocketAddress) server.localAddress();
     }
 
-    /** The next accepted connection, or {@code null} after {@code timeout}. */
-    Peer accept(Duration timeout) {
-        try {
-            return accepted.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EndpointException("interrupted while waiting for a connection", e);
-        }
+    /** The listener's connections open now (each counts against {@link Limits#maxPending}). */
+    int pending() {
+        return open.get();
     }
 
     boolean isOpen() {
         return server.isOpen();
     }
 
+    /** Stops listening and closes every connection still open. */
     @Override
     public void close() {
         server.close().awaitUninterruptibly(1000);
-        Peer p;
-        while ((p = accepted.poll()) != null) {
-            p.close();
-        }
         group.shutdownGracefully(0, 100, TimeUnit.MILLISECONDS).awaitUninterruptibly(2000);
     }
 
@@ -126,34 +174,64 @@ final class TcpExchange implements AutoCloseable {
     static final class Peer implements AutoCloseable {
         private final Channel channel;
         private final EventLoopGroup ownGroup;
-        final Inbox inbox;
+        private final Inbox inbox;
+        private final String remote;
+        /** A listened connection's deadline for its whole exchange ({@link System#nanoTime}); 0: none. */
+        private final long deadline;
+        private final Gate gate;
+        private final AtomicBoolean finished = new AtomicBoolean();
+        private volatile byte[] first;
 
-        Peer(Channel channel, EventLoopGroup ownGroup) {
-            this(channel, ownGroup, new Inbox());
-        }
-
-        Peer(Channel channel, EventLoopGroup ownGroup, Inbox inbox) {
+        private Peer(Channel channel, EventLoopGroup ownGroup, Inbox inbox, String remote, long deadline, Gate gate) {
             this.channel = channel;
             this.ownGroup = ownGroup;
             this.inbox = inbox;
+            this.remote = remote;
+            this.deadline = deadline;
+            this.gate = gate;
         }
 
         String remote() {
-            SocketAddress a = channel.remoteAddress();
-            return a == null ? "?" : a.toString().replaceFirst("^/", "");
+            return remote;
+        }
+
+        /** A listened connection's first message, once complete. */
+        byte[] first() {
+            return first;
         }
 
         void write(byte[] data) {
             ChannelFuture f = channel.writeAndFlush(Unpooled.wrappedBuffer(data)).awaitUninterruptibly();
             if (!f.isSuccess()) {
-                throw new EndpointException("TCP exchange with " + remote() + ": write failed: "
+                throw new EndpointException("TCP exchange with " + remote + ": write failed: "
                         + f.cause().getMessage(), f.cause());
             }
         }
 
-        /** Exactly {@code n} bytes, or an exception when the peer closed or {@code timeout} passed. */
+        /**
+         * Exactly {@code n} bytes, or an exception when the peer closed, sent more than expected, or
+         * {@code timeout} (or a listened connection's deadline) passed.
+         */
         byte[] read(int n, Duration timeout, String what) {
-            return inbox.take(n, System.nanoTime() + timeout.toNanos(), what, remote());
+            long end = System.nanoTime() + timeout.toNanos();
+            if (deadline != 0 && deadline - end < 0) {
+                end = deadline;
+            }
+            return inbox.take(n, end, what, remote);
+        }
+
+        /** Ends the exchange of a listened connection well: its deadline no longer drops it. Closes it. */
+        void finish() {
+            finished.set(true);
+            close();
+        }
+
+        /** Drops the peer: one log line through the gate (the first reason only), and the connection closed. */
+        void drop(String reason) {
+            if (finished.compareAndSet(false, true) && gate != null) {
+                gate.dropped(remote, reason);
+            }
+            channel.close();
         }
 
         @Override
@@ -165,11 +243,24 @@ final class TcpExchange implements AutoCloseable {
         }
     }
 
-    /** Collects what arrives on a connection until a reader takes it. */
+    /**
+     * Collects what arrives on a connection, into a fixed buffer, until a reader takes it. More unread bytes
+     * than the buffer holds is a peer that does not follow the exchange: the connection is closed.
+     */
     static final class Inbox extends ChannelInboundHandlerAdapter {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        private final byte[] buf;
+        private int count;
+        private long received;
         private boolean closed;
         private Throwable error;
+        /** A listened connection: takes the first message when the buffer is full (event loop). */
+        Consumer<byte[]> onFirst;
+        /** A listened connection: drops the peer that overflowed the buffer (event loop). */
+        Consumer<String> onOverflow;
+
+        Inbox(int capacity) {
+            this.buf = new byte[capacity];
+        }
 
         @Override
         public boolean isSharable() {
@@ -179,16 +270,48 @@ final class TcpExchange implements AutoCloseable {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf b = (ByteBuf) msg;
+            byte[] first = null;
+            String overflow = null;
             try {
-                byte[] a = new byte[b.readableBytes()];
-                b.readBytes(a);
+                int n = b.readableBytes();
                 synchronized (this) {
-                    bytes.write(a, 0, a.length);
-                    notifyAll();
+                    received += n;
+                    if (error != null) {
+                        return;
+                    }
+                    if (n > buf.length - count) {
+                        overflow = "sent more than the " + buf.length + " bytes expected (" + received
+                                + " bytes received): not a verbs4j endpoint in manual mode";
+                        error = new EndpointException(overflow);
+                        notifyAll();
+                    } else {
+                        b.readBytes(buf, count, n);
+                        count += n;
+                        if (onFirst != null && count == buf.length) {
+                            first = buf.clone();
+                            count = 0;
+                        } else {
+                            notifyAll();
+                        }
+                    }
                 }
             } finally {
                 b.release();
             }
+            if (overflow != null) {
+                if (onOverflow != null) {
+                    onOverflow.accept(overflow);
+                }
+                ctx.close();
+            } else if (first != null) {
+                Consumer<byte[]> f = onFirst;
+                onFirst = null;
+                f.accept(first);
+            }
+        }
+
+        synchronized long received() {
+            return received;
         }
 
         @Override
@@ -207,19 +330,22 @@ final class TcpExchange implements AutoCloseable {
         }
 
         synchronized byte[] take(int n, long deadline, String what, String peer) {
-            while (bytes.size() < n) {
+            if (n > buf.length) {
+                throw new IllegalArgumentException(n + " bytes of " + what + " exceed the inbox (" + buf.length + ")");
+            }
+            while (count < n) {
                 if (error != null) {
                     throw new EndpointException("TCP exchange with " + peer + " failed while reading " + what + ": "
                             + error.getMessage(), error);
                 }
                 if (closed) {
-                    throw new EndpointException("the peer " + peer + " closed the TCP exchange after " + bytes.size()
+                    throw new EndpointException("the peer " + peer + " closed the TCP exchange after " + count
                             + " of the " + n + " bytes of " + what + " (is it a verbs4j endpoint in manual mode?)");
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new EndpointException("TCP exchange with " + peer + ": " + what + " did not arrive in time ("
-                            + bytes.size() + " of " + n + " bytes)");
+                            + count + " of " + n + " bytes)");
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(this, left);
@@ -228,11 +354,10 @@ final class TcpExchange implements AutoCloseable {
                     throw new EndpointException("interrupted during the TCP exchange", e);
                 }
             }
-            byte[] all = bytes.toByteArray();
             byte[] out = new byte[n];
-            System.arraycopy(all, 0, out, 0, n);
-            bytes.reset();
-            bytes.write(all, n, all.length - n);
+            System.arraycopy(buf, 0, out, 0, n);
+            System.arraycopy(buf, n, buf, 0, count - n);
+            count -= n;
             return out;
         }
     }

@@ -305,10 +305,21 @@ class EndpointIT {
     /** A peer that is not a verbs4j endpoint: the server refuses it (the peer sees REJECTED) and keeps listening. */
     @Test
     void foreignPeerIsRejected() throws Exception {
-        InetSocketAddress at = next("rxe");
+        refusedOverRdmaCm("rxe", "hello".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * A raw rdma_cm peer connects to an endpoint server with {@code privateData}: it must see REJECTED with
+     * "not a verbs4j endpoint", the server's accept must fail, and a real endpoint must get through after it.
+     * Returns the exception the server's accept threw.
+     */
+    static EndpointException refusedOverRdmaCm(String fabric, byte[] privateData) throws Exception {
+        InetSocketAddress at = next(fabric);
         EndpointOptions o = EndpointOptions.defaults().timeout(T);
+        // its own thread: other test classes call it after this one's @AfterAll stopped SERVER
+        ExecutorService own = Executors.newSingleThreadExecutor();
         try (EndpointServer server = Endpoints.listen(at, o)) {
-            Future<RdmaEndpoint> first = SERVER.submit(() -> server.accept(T));
+            Future<RdmaEndpoint> first = own.submit(() -> server.accept(T));
             try (ConnectionManager cm = Rdma.connectionManager()) {
                 CmId id = cm.createId();
                 id.resolveAddress(at, T);
@@ -318,7 +329,7 @@ class EndpointIT {
                 id.createQueuePair(pd, new org.verbs4j.api.QpInitAttributes(org.verbs4j.api.QpType.RC, cq, cq)
                         .maxSendWr(1).maxRecvWr(1));
                 CmRejectedException r = assertThrows(CmRejectedException.class, () -> id.connect(
-                        ConnectionParameters.defaults().withPrivateData("hello".getBytes(StandardCharsets.US_ASCII)), T));
+                        ConnectionParameters.defaults().withPrivateData(privateData), T));
                 assertTrue(new String(r.privateData(), StandardCharsets.US_ASCII).startsWith("not a verbs4j endpoint"));
                 id.close();
                 cq.close();
@@ -327,11 +338,14 @@ class EndpointIT {
             Exception e = assertThrows(Exception.class, () -> first.get(2, TimeUnit.MINUTES));
             assertInstanceOf(EndpointException.class, e.getCause());
             // still listening: a real endpoint gets through
-            Future<RdmaEndpoint> second = SERVER.submit(() -> server.accept(T));
+            Future<RdmaEndpoint> second = own.submit(() -> server.accept(T));
             try (RdmaEndpoint ep = Endpoints.connect(at, o); RdmaEndpoint peer = second.get(2, TimeUnit.MINUTES)) {
                 assertEquals(16, ep.sendCredits());
                 assertEquals(16, peer.sendCredits());
             }
+            return (EndpointException) e.getCause();
+        } finally {
+            own.shutdownNow();
         }
     }
 

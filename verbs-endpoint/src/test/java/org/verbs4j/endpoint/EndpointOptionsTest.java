@@ -49,4 +49,20 @@ class EndpointOptionsTest {
         o.messageSize(256);
         assertEquals(128, c.messageSize());
     }
+
+    @Test
+    void handshakeLimitsHaveRangesAndCopy() {
+        EndpointOptions o = EndpointOptions.defaults();
+        assertEquals(Duration.ofSeconds(10), o.handshakeTimeout());
+        assertEquals(128, o.maxPendingHandshakes());
+        assertThrows(IllegalArgumentException.class, () -> o.handshakeTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> o.handshakeTimeout(Duration.ofMinutes(11)));
+        assertThrows(NullPointerException.class, () -> o.handshakeTimeout(null));
+        assertThrows(IllegalArgumentException.class, () -> o.maxPendingHandshakes(0));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> o.maxPendingHandshakes(65537)).getMessage()
+                .contains("1..65536"));
+        EndpointOptions c = o.handshakeTimeout(Duration.ofSeconds(3)).maxPendingHandshakes(7).copy();
+        assertEquals(Duration.ofSeconds(3), c.handshakeTimeout());
+        assertEquals(7, c.maxPendingHandshakes());
+    }
 }

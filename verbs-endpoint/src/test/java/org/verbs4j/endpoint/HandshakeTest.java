@@ -51,6 +51,12 @@ class HandshakeTest {
         d[8] = d[9] = d[10] = d[11] = 0;
         assertThrows(EndpointException.class, () -> Handshake.decode(d, "p"));
         assertThrows(EndpointException.class, () -> Handshake.decode(null, "p"));
+        byte[] m = h.encode();
+        m[6] = 9;
+        EndpointException mtu = assertThrows(EndpointException.class, () -> Handshake.decode(m, "p:9"));
+        assertTrue(mtu.getMessage().contains("path MTU 9") && mtu.getMessage().contains("p:9"), mtu.getMessage());
+        m[6] = 0;
+        assertEquals(0, Handshake.decode(m, "p").mtu());
     }
 
     @Test
