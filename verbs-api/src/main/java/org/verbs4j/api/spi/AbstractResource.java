@@ -49,11 +49,18 @@ public abstract class AbstractResource implements AutoCloseable {
     /** @param parent the object this one was made from (null for a device context) */
     protected AbstractResource(AbstractResource parent) {
         this.parent = parent;
-        if (parent != null) {
-            parent.adopt(this);
-        }
+        // complete before the parent knows this object: its refusal message prints its children
         this.leak = new LeakState(TRACK_SITES ? new Throwable("created here") : null);
         this.cleanable = CLEANER.register(this, leak);
+        if (parent != null) {
+            try {
+                parent.adopt(this);
+            } catch (RuntimeException e) {
+                leak.closed = true;
+                cleanable.clean();
+                throw e;
+            }
+        }
         OPEN.incrementAndGet();
     }
 
@@ -313,7 +320,8 @@ public abstract class AbstractResource implements AutoCloseable {
 
     @Override
     public String toString() {
-        return kind() + (leak.description != null ? "[" + leak.description + "]" : "");
+        LeakState l = leak; // null while a subclass constructor runs
+        return kind() + (l != null && l.description != null ? "[" + l.description + "]" : "");
     }
 
     private static final class LeakState implements Runnable {
