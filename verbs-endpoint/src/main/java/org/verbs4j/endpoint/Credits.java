@@ -25,6 +25,7 @@ final class Credits {
     private final long timeoutNanos;
     /** The rdma_cm id's DISCONNECTED, or null (TCP exchange): a credit wait ends when the peer is gone. */
     private final org.verbs4j.api.cm.CmId cmId;
+    private final org.verbs4j.api.spi.CloseGuard guard;
     private long sent;
     private long posted;
 
@@ -35,6 +36,7 @@ final class Credits {
         this.sendQueue = sendQueue;
         this.timeoutNanos = r.options.timeout().toNanos();
         this.cmId = r.cmId;
+        this.guard = r.guard;
         this.creditWr = r.own(SendRequests.allocate(1, 1));
         boolean inline = r.qp.capabilities().maxInlineData() >= 8;
         creditWr.at(0).clear().wrId(RdmaEndpoint.INTERNAL_WR_ID).opcode(Opcode.RDMA_WRITE)
@@ -121,6 +123,9 @@ final class Credits {
                         : ": no send credit for " + (timeoutNanos / 1_000_000) + " ms: the peer has " + sent
                                 + " messages and posted " + peerPosted() + " receives in all; it must poll its "
                                 + "receives and call repostReceive"));
+            }
+            if (guard.isShut()) {
+                throw new IllegalStateException(description + " is closed (by another thread, during a wait for a credit)");
             }
             if (cmId != null && cmId.isDisconnected()) {
                 throw new EndpointException(description + ": the peer disconnected (RDMA_CM_EVENT_DISCONNECTED) while "

@@ -63,10 +63,22 @@ public final class EndpointQueuePair {
      *                                  ({@link #room})
      */
     public void postSend(SendRequests wrs) {
-        endpoint.checkOpen();
-        check(wrs);
-        sendQueue.checkRoom(wrs.count());
-        sendQueue.post(wrs, wrs.count());
+        endpoint.enterCall();
+        try {
+            check(wrs);
+            sendQueue.checkRoom(wrs.count());
+            sendQueue.post(wrs, wrs.count());
+        } finally {
+            endpoint.leaveCall();
+        }
+    }
+
+    /** Throws when {@code length} bytes at {@code offset} are not all inside the local RDMA region {@code mr}. */
+    static void checkLocal(MemoryRegion mr, long offset, int length) {
+        if (offset < 0 || length < 0 || offset > mr.length() - length) {
+            throw new IndexOutOfBoundsException("local offset " + offset + " + " + length + " bytes is outside "
+                    + "this side's " + mr.length() + "-byte RDMA region");
+        }
     }
 
     /** The contract's checks on each request of the chain. */
@@ -110,7 +122,7 @@ public final class EndpointQueuePair {
     public SendRequests.SendRequest localSge(SendRequests.SendRequest r, long offset, int length) {
         endpoint.checkOpen();
         MemoryRegion mr = endpoint.requireRdmaRegion();
-        RdmaEndpoint.checkLocal(mr, offset, length);
+        checkLocal(mr, offset, length);
         return r.sge(mr.address() + offset, length, mr.lkey());
     }
 

@@ -44,6 +44,8 @@ final class EndpointResources {
     int creditSlots;
     /** Regions the user registered through {@link EndpointQueuePair#registerMemory}: closed with the endpoint. */
     final List<MemoryRegion> userRegions = new ArrayList<>();
+    /** The endpoint's calls in progress: its close waits for them before it frees anything. */
+    final org.verbs4j.api.spi.CloseGuard guard = new org.verbs4j.api.spi.CloseGuard();
     /** Native work-request and completion arrays of the data path, freed last. */
     final List<AutoCloseable> natives = new ArrayList<>();
 

@@ -98,4 +98,24 @@ final class MessageSlots {
     MemoryRegion region() {
         return region;
     }
+
+    private static final int RECEIVE_OPCODE_BIT = 0x80;
+    private static final int RECV_RDMA_WITH_IMM = org.verbs4j.api.WcOpcode.RECV_RDMA_WITH_IMM.value();
+
+    /**
+     * The view of the receive slot that completion {@code i} of {@code wc} names, limit the message's length
+     * (0 for an RDMA WRITE with immediate); refuses a failed completion, one that is no receive, and a work
+     * request id that is no slot of {@code owner}.
+     */
+    ByteBuffer message(org.verbs4j.api.WorkCompletions wc, int i, String owner) {
+        if (!wc.ok(i) || (wc.opcodeValue(i) & RECEIVE_OPCODE_BIT) == 0) {
+            throw new IllegalArgumentException("completion " + i + " is not a received message: " + wc.toString(i));
+        }
+        long slot = wc.wrId(i);
+        if (slot < 0 || slot >= count()) {
+            throw new IllegalArgumentException("completion " + i + " has work request id " + slot + ", not a "
+                    + "receive slot of " + owner + " (0.." + (count() - 1) + ")");
+        }
+        return view((int) slot, wc.opcodeValue(i) == RECV_RDMA_WITH_IMM ? 0 : wc.byteLength(i));
+    }
 }

@@ -48,32 +48,27 @@ import org.verbs4j.api.WorkCompletions;
  * may use an endpoint (like a socket).
  *
  * <h2>Immediate data</h2>
- * {@link #sendWithImmediate} and {@link #writeWithImmediate} carry 32 bits besides the data; the receiver reads
- * them with {@link WorkCompletions#immData} (and {@link WorkCompletions#hasImmData}) of the receive
- * completion. An RDMA WRITE with immediate takes one of the peer's receives (opcode
- * {@link WcOpcode#RECV_RDMA_WITH_IMM}, an empty {@link #message}), so it needs a credit like a
- * send. iWARP has no immediate data: there both throw {@link UnsupportedOperationException} before posting.
+ * {@link #sendWithImmediate} and {@link #writeWithImmediate} carry 32 bits besides the data, read with
+ * {@link WorkCompletions#immData}; a write with immediate takes one of the peer's receives (and a credit).
+ * iWARP has none: there both throw {@link UnsupportedOperationException} before posting.
  *
  * <h2>Send credits</h2>
- * With {@link EndpointOptions#credits} (the default), each side RDMA-writes its running count of posted
- * receives into the peer's credit word after every {@link #repostReceive}. {@link #send} sends only while
- * {@code sent < peer's posted count}, so no send ever meets a missing receive: on iWARP, which has no
- * receiver-not-ready retry, that would break the connection; on InfiniBand and RoCE it would cost an RNR NAK
- * and a retry delay. When a credit is missing, {@link #send} spins until one arrives or the endpoint's timeout
- * passes; {@link #trySend} returns false at once.
+ * With {@link EndpointOptions#credits} (the default) each side RDMA-writes its running count of posted receives
+ * into the peer's credit word after every {@link #repostReceive}, and {@link #send} sends only while the peer
+ * has a free receive: no send meets a missing receive (on iWARP that breaks the connection, on InfiniBand and
+ * RoCE it costs an RNR retry). {@link #send} spins for a credit up to the endpoint's timeout, or until the peer
+ * disconnects; {@link #trySend} returns false at once.
  *
  * <h2>Closing</h2>
- * {@link #close} disconnects, then frees everything the endpoint made, in dependency order. Anything used after
- * close throws {@link IllegalStateException}; a slot view kept after close is plain Java memory, no longer
- * registered.
+ * {@link #close} disconnects, then frees everything the endpoint made, in dependency order. It may run on any
+ * thread: a call in progress on another thread ends first (a wait for a credit with "is closed"), and anything
+ * used after close throws {@link IllegalStateException}; a slot view kept after close is plain Java memory.
  */
 public final class RdmaEndpoint implements AutoCloseable {
     /** The work request id of the endpoint's own credit writes; {@link #write} and {@link #read} refuse it. */
     public static final long INTERNAL_WR_ID = -1L;
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaEndpoint.class);
-    private static final int RECEIVE_OPCODE_BIT = 0x80;
-    private static final int RECV_RDMA_WITH_IMM = WcOpcode.RECV_RDMA_WITH_IMM.value();
 
     private final EndpointResources resources;
     private final String description;
@@ -191,7 +186,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     private boolean postMessage(Opcode op, int slot, int length, int immediate, boolean wait) {
-        checkOpen();
+        enterCall();
         try {
             if (op == Opcode.SEND_WITH_IMM) {
                 checkImmediateData("sendWithImmediate");
@@ -213,6 +208,8 @@ public final class RdmaEndpoint implements AutoCloseable {
             return true;
         } catch (RuntimeException e) {
             throw closedDuring(e);
+        } finally {
+            leaveCall();
         }
     }
 
@@ -245,7 +242,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     private void rdma(Opcode op, long localOffset, int length, long remoteOffset, int immediate, long wrId) {
-        checkOpen();
+        enterCall();
         try {
             boolean takesReceive = op == Opcode.RDMA_WRITE_WITH_IMM;
             if (takesReceive) {
@@ -255,7 +252,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             if (wrId == INTERNAL_WR_ID) {
                 throw new IllegalArgumentException("work request id " + INTERNAL_WR_ID + " is the endpoint's own");
             }
-            checkLocal(mr, localOffset, length);
+            EndpointQueuePair.checkLocal(mr, localOffset, length);
             long remoteAddress = remote.at(remoteOffset, length);
             sendQueue.checkRoom(1);
             if (takesReceive) {
@@ -272,6 +269,8 @@ public final class RdmaEndpoint implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             throw closedDuring(e);
+        } finally {
+            leaveCall();
         }
     }
 
@@ -282,11 +281,13 @@ public final class RdmaEndpoint implements AutoCloseable {
      * @throws EndpointException when a credit write failed (the connection is then broken)
      */
     public int pollSend(WorkCompletions wc) {
-        checkOpen();
+        enterCall();
         try {
             return sendQueue.poll(wc);
         } catch (RuntimeException e) {
             throw closedDuring(e);
+        } finally {
+            leaveCall();
         }
     }
 
@@ -295,17 +296,19 @@ public final class RdmaEndpoint implements AutoCloseable {
      * Returns how many.
      */
     public int pollReceive(WorkCompletions wc) {
-        checkOpen();
+        enterCall();
         try {
             return recvCq.poll(wc);
         } catch (RuntimeException e) {
             throw closedDuring(e);
+        } finally {
+            leaveCall();
         }
     }
 
     /** Posts receive slot {@code slot} again and (with credits) tells the peer. */
     public void repostReceive(int slot) {
-        checkOpen();
+        enterCall();
         try {
             recvSlots.check(slot);
             postReceive(slot);
@@ -314,6 +317,8 @@ public final class RdmaEndpoint implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             throw closedDuring(e);
+        } finally {
+            leaveCall();
         }
     }
 
@@ -346,15 +351,7 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     public ByteBuffer message(WorkCompletions wc, int i) {
         checkOpen();
-        if (!wc.ok(i) || (wc.opcodeValue(i) & RECEIVE_OPCODE_BIT) == 0) {
-            throw new IllegalArgumentException("completion " + i + " is not a received message: " + wc.toString(i));
-        }
-        long slot = wc.wrId(i);
-        if (slot < 0 || slot >= recvSlots.count()) {
-            throw new IllegalArgumentException("completion " + i + " has work request id " + slot + ", not a "
-                    + "receive slot of " + description + " (0.." + (recvSlots.count() - 1) + ")");
-        }
-        return recvSlots.view((int) slot, wc.opcodeValue(i) == RECV_RDMA_WITH_IMM ? 0 : wc.byteLength(i));
+        return recvSlots.message(wc, i, description);
     }
 
     /**
@@ -390,13 +387,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         return rdmaMr;
     }
 
-    static void checkLocal(MemoryRegion mr, long offset, int length) {
-        if (offset < 0 || length < 0 || offset > mr.length() - length) {
-            throw new IndexOutOfBoundsException("local offset " + offset + " + " + length + " bytes is outside "
-                    + "this side's " + mr.length() + "-byte RDMA region");
-        }
-    }
-
     private void checkImmediateData(String what) {
         if (!immediateData) {
             throw new UnsupportedOperationException(description + ": " + what + " needs immediate data, which "
@@ -408,6 +398,17 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** A call that failed because another thread closed the endpoint meanwhile says so. */
     private RuntimeException closedDuring(RuntimeException e) {
         return closed ? new IllegalStateException(description + " is closed (by another thread, during the call)", e) : e;
+    }
+
+    /** Enters a data-path call: {@link #close} waits for it before it frees the endpoint's native arrays. */
+    void enterCall() {
+        if (!resources.guard.tryEnter()) {
+            throw new IllegalStateException(description + " is closed");
+        }
+    }
+
+    void leaveCall() {
+        resources.guard.leave();
     }
 
     void checkOpen() {
@@ -485,6 +486,8 @@ public final class RdmaEndpoint implements AutoCloseable {
             return;
         }
         closed = true;
+        resources.guard.shut(); // a call in progress (a wait for a credit sees the guard shut) ends first
+        resources.guard.awaitIdle(description);
         List<Throwable> failures = resources.release(true);
         if (!failures.isEmpty()) {
             RuntimeException e = new EndpointException(description + ": closing failed: " + failures.get(0).getMessage(),

@@ -25,6 +25,7 @@ final class SendQueue {
     private final int internalDepth;
     private final long timeoutNanos;
     private final WorkCompletions reapWc;
+    private final org.verbs4j.api.spi.CloseGuard guard;
     /** A ring of the user's completions met while reaping: at most {@code depth}, since that many are in flight. */
     private final WorkCompletions stash;
     private int stashHead;
@@ -39,6 +40,7 @@ final class SendQueue {
         this.depth = r.options.sendDepth();
         this.internalDepth = r.creditSlots;
         this.timeoutNanos = r.options.timeout().toNanos();
+        this.guard = r.guard;
         this.reapWc = r.own(WorkCompletions.allocate(Math.max(16, internalDepth)));
         this.stash = r.own(WorkCompletions.allocate(depth));
     }
@@ -70,6 +72,9 @@ final class SendQueue {
         if (internalOutstanding >= internalDepth) {
             long deadline = System.nanoTime() + timeoutNanos;
             while (internalOutstanding >= internalDepth) {
+                if (guard.isShut()) {
+                    throw new IllegalStateException(description + " is closed (by another thread, during the call)");
+                }
                 reapInternal();
                 if (System.nanoTime() - deadline > 0) {
                     throw new EndpointException(description + ": the endpoint's credit writes did not complete within "
