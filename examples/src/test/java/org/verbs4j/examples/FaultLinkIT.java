@@ -48,9 +48,16 @@ class FaultLinkIT {
             if (m.group(2).equals("loss1")) {
                 assertTrue(m.group(4).matches("OK \\d+ msgs, count\\+crc32 equal"), m.group() + "\n" + out);
                 assertTrue(Long.parseLong(m.group(5)) > 0, "1% loss, but no retransmission counted:\n" + out);
-            } else {
-                assertTrue(m.group(4).contains("completion") || m.group(4).contains("exception"),
+            } else if (m.group(1).equals("rxe")) {
+                assertTrue(!m.group(4).startsWith("idle")
+                        && (m.group(4).contains("completion") || m.group(4).contains("exception")),
                         "the survivor learnt of the dead peer only from its own timeout:\n" + out);
+            } else {
+                // siw: with both hosts in one kernel, the killed side's TCP socket goes on acknowledging and the
+                // survivor sees no error before its own time-out (the fault lab's measured finding; the row's
+                // PASS still requires that the time-out, not a hang, ended the wait)
+                assertTrue(m.group(4).contains("completion") || m.group(4).contains("exception")
+                        || m.group(4).startsWith("idle"), m.group() + "\n" + out);
             }
         }
         assertEquals(4, rows, out);
