@@ -181,7 +181,8 @@ public final class EndpointServer implements AutoCloseable {
             Handshake h = Endpoints.connectManual(s, m, peer.first(), peer.remote());
             ep.applyPeer(h, peer.remote());
             peer.write(m.hello);
-            byte[] ready = peer.read(1, options.timeout(), "the client's ready byte");
+            byte[] ready = peer.read(1, shorter(options.timeout(), options.handshakeTimeout()),
+                    "the client's ready byte");
             if (ready[0] != Endpoints.READY) {
                 throw new EndpointException("the peer " + peer.remote() + " sent " + ready[0] + " instead of the ready byte");
             }
@@ -221,5 +222,10 @@ public final class EndpointServer implements AutoCloseable {
         } else {
             tcp.close();
         }
+    }
+
+    /** The shorter of two time-outs: a peer that stalls after its first message is bounded by the handshake's. */
+    private static java.time.Duration shorter(java.time.Duration a, java.time.Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 }

@@ -109,11 +109,12 @@ final class TcpExchange implements AutoCloseable {
                 p.drop(e.getMessage());
                 return;
             }
+            p.admitted = true; // from here on the server works: its own time does not count against the peer
             gate.admit(p);
         };
         p.inbox.onOverflow = p::drop;
         var timer = ch.eventLoop().schedule(() -> {
-            if (!p.finished.get()) {
+            if (!p.finished.get() && !p.admitted) {
                 p.drop("no complete TCP exchange within " + limits.timeout().toMillis() + " ms ("
                         + p.inbox.received() + " bytes received; EndpointOptions.handshakeTimeout)");
             }
@@ -176,10 +177,12 @@ final class TcpExchange implements AutoCloseable {
         private final EventLoopGroup ownGroup;
         private final Inbox inbox;
         private final String remote;
-        /** A listened connection's deadline for its whole exchange ({@link System#nanoTime}); 0: none. */
+        /** A listened connection's deadline for its first message ({@link System#nanoTime}); 0: none. */
         private final long deadline;
         private final Gate gate;
         private final AtomicBoolean finished = new AtomicBoolean();
+        /** The first message passed the check: the deadline is over, each later read has its own time-out. */
+        private volatile boolean admitted;
         private volatile byte[] first;
 
         private Peer(Channel channel, EventLoopGroup ownGroup, Inbox inbox, String remote, long deadline, Gate gate) {
@@ -214,7 +217,7 @@ final class TcpExchange implements AutoCloseable {
          */
         byte[] read(int n, Duration timeout, String what) {
             long end = System.nanoTime() + timeout.toNanos();
-            if (deadline != 0 && deadline - end < 0) {
+            if (deadline != 0 && !admitted && deadline - end < 0) {
                 end = deadline;
             }
             return inbox.take(n, end, what, remote);
