@@ -185,10 +185,11 @@ public final class EndpointOptions {
     }
 
     /**
-     * With {@link ConnectionMode#MANUAL}, how long a listener gives each peer for its whole TCP exchange, from
-     * the TCP connection to its last byte (default {@link #DEFAULT_HANDSHAKE_TIMEOUT}, at most
-     * {@link #MAX_HANDSHAKE_TIMEOUT}). A peer that is silent or slow for longer is dropped with a log line; the
-     * other peers' exchanges go on meanwhile.
+     * With {@link ConnectionMode#MANUAL}, how long a listener gives each peer for each part of its TCP exchange:
+     * its first message, from the TCP connection on, and its ready byte, from the server's answer on (the
+     * server's own set-up of the endpoint in between does not count). Default
+     * {@link #DEFAULT_HANDSHAKE_TIMEOUT}, at most {@link #MAX_HANDSHAKE_TIMEOUT}. A peer that is silent or slow
+     * for longer is dropped with a log line; the other peers' exchanges go on meanwhile.
      */
     public EndpointOptions handshakeTimeout(Duration timeout) {
         Objects.requireNonNull(timeout, "handshakeTimeout");
