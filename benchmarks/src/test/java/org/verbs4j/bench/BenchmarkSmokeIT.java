@@ -64,6 +64,8 @@ class BenchmarkSmokeIT {
                 "HotPathBenchmark.pollEmpty", "HotPathBenchmark.postRecv", "HotPathBenchmark.postSendPoll",
                 "HotPathBenchmark.postSendUnsignaled", "RawMemoryBenchmark.fillSendRequest",
                 "RawMemoryBenchmark.readCompletion", "NativeCallBenchmark.nativeCall",
+                "CloseGuardBenchmark.bareCall", "CloseGuardBenchmark.guardedPost",
+                "CloseGuardBenchmark.guardedPostOptedOut",
                 "AtomicLatencyBenchmark.compareSwap @" + rxe, "AtomicLatencyBenchmark.fetchAdd @" + rxe));
         for (String dev : new String[] {rxe, siw}) {
             for (String b : new String[] {"sendLatency", "writeLatency", "readLatency", "writeCompletion"}) {

@@ -18,8 +18,10 @@ import org.verbs4j.lab.Lab;
  * write, read) and {@value #CYCLES} endpoint connect/disconnect cycles, in this JVM, through the same code as
  * {@code verbs4j-soak}. Every operation must be completed and checked, one in 64 byte by byte; after the
  * warm-up no curve (RSS, heap after GC, fds, the kernel's pd/cq/qp/mr/cm_id/ctx) may grow more than the
- * tolerance, and verbs4j must report no leak. The tolerance is wider than the full run's 5% because a short
- * run is still warming up (the JIT, malloc arenas): see docs/reliability.md.
+ * tolerance, and verbs4j must report no leak. The tolerance is wider than the full run's 5%, and the warm-up
+ * half of each phase (not 20%), because a short run is still warming up (the JIT, malloc arenas: rxe0's
+ * raw-send RSS rose 11% between 20% and 50% of a 20,000-operation phase, then stayed flat): see
+ * docs/reliability.md.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class SoakIT {
@@ -35,7 +37,7 @@ class SoakIT {
     @MethodSource("devices")
     void shortSoakStaysFlatAndLeaksNothing(String device) throws Exception {
         String[] args = {"-d", device, "-n", String.valueOf(OPS), "-c", String.valueOf(CYCLES), "-I", "2000",
-            "--cycle-interval", "20", "-T", TOLERANCE, "-p", device.equals(Lab.roceDevice()) ? "18700" : "18720",
+            "--cycle-interval", "20", "-T", TOLERANCE, "-w", "50", "-p", device.equals(Lab.roceDevice()) ? "18700" : "18720",
             "-o", "target/soak-it-" + device + ".csv"};
         SoakOptions o = SoakOptions.of(SoakOptions.parser().parse(args), () -> device,
                 org.verbs4j.bench.RawSoakLink::labAddress);
