@@ -35,7 +35,6 @@ public abstract class AbstractResource implements AutoCloseable {
     });
     private static final boolean TRACK_SITES = Boolean.getBoolean("verbs4j.leakSites");
     private static final java.util.concurrent.atomic.AtomicLong LEAKS = new java.util.concurrent.atomic.AtomicLong();
-    private static final java.util.concurrent.atomic.AtomicLong OPEN = new java.util.concurrent.atomic.AtomicLong();
 
     private final AbstractResource parent;
     private final List<AbstractResource> dependencies = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -61,7 +60,6 @@ public abstract class AbstractResource implements AutoCloseable {
                 throw e;
             }
         }
-        OPEN.incrementAndGet();
     }
 
     /**
@@ -194,11 +192,6 @@ public abstract class AbstractResource implements AutoCloseable {
                 + "; it cannot be used after close()");
     }
 
-    /** How many objects are open now (made and neither closed nor abandoned), in this JVM. */
-    public static long openCount() {
-        return OPEN.get();
-    }
-
     /** How many objects were found unreachable without having been closed, since the JVM started. */
     public static long leakCount() {
         return LEAKS.get();
@@ -308,7 +301,6 @@ public abstract class AbstractResource implements AutoCloseable {
 
     /** Ends the leak tracking and removes this object from its parent's and its dependencies' children. */
     private void unlink() {
-        OPEN.decrementAndGet();
         cleanable.clean();
         if (parent != null) {
             parent.children.remove(this);

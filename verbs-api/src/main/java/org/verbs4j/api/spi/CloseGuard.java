@@ -42,11 +42,6 @@ public final class CloseGuard {
     /** Bit 0: shut. The rest: twice the number of calls in progress. */
     private volatile long state;
 
-    /** Whether the count is on (the default; see the class comment). */
-    public static boolean counting() {
-        return COUNTING;
-    }
-
     /**
      * Enters a call: true when the guard is open (then {@link #leave()} must follow, in a {@code finally}),
      * false when it is shut (then the caller throws its "closed" exception and does not leave).
