@@ -30,7 +30,8 @@ import org.verbs4j.examples.cli.Values;
  * Without SERVER it is the server, with SERVER the client. {@code -m send} (default): the client streams
  * messages of SIZE bytes for SECONDS, then an end message with its count and checksum; each message carries
  * its sequence number and the CRC32 of its payload, and the server checks both, message by message, and the
- * count and running CRC32 of all payloads at the end. {@code -m read}: the server fills its RDMA region with a
+ * count and running CRC32 of all payloads at the end, answers the end message, and closes after the client.
+ * {@code -m read}: the server fills its RDMA region with a
  * known pattern, the client RDMA-READs it for SECONDS and compares every read with the pattern.
  *
  * <p>Lines for scripts: {@code connected ... qp timeout T retry R}, {@code progress N}, and at the end
@@ -181,7 +182,8 @@ public final class FaultTraffic {
                         return 1;
                     }
                     out.printf("OK received %d messages in order, crc32 %08x%n", expect, total.getValue());
-                    return 0;
+                    out.flush();
+                    return finish(ep, wc);
                 }
                 if (seq != expect) {
                     out.printf("FAIL message %d arrived where %d was due%n", seq, expect);
@@ -203,6 +205,30 @@ public final class FaultTraffic {
                 ep.repostReceive((int) wc.wrId(i));
             }
         }
+    }
+
+    /**
+     * The server's end of a run: tells the client that its end message arrived, then lets the client close
+     * first. Closing first would race the end message's acknowledgement: on a lossy link the ACK can be lost,
+     * the client retransmits into a QP that is gone, and its end send fails with {@code WR_FLUSH_ERR} although
+     * the message arrived. The client's close flushes the receives posted here; the idle time bounds the wait.
+     */
+    private int finish(RdmaEndpoint ep, WorkCompletions wc) {
+        ep.sendSlot(1).putLong(0, END);
+        ep.send(1, 8);
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < idle * 1_000_000_000L) {
+            ep.pollSend(wc); // the reply's completion; its status no longer matters
+            int n = ep.pollReceive(wc);
+            for (int i = 0; i < n; i++) {
+                if (!wc.ok(i)) {
+                    return 0; // flushed: the client has closed
+                }
+            }
+            Thread.onSpinWait();
+        }
+        out.println("note: the client did not close within " + idle + " s of the reply");
+        return 0;
     }
 
     int client() {
@@ -260,6 +286,18 @@ public final class FaultTraffic {
                 if (reap(ep, wc, checked, want, chunks) < 0) {
                     return 3;
                 }
+            }
+            // the server's reply says the end message arrived; the server closes only after this side
+            long since = System.nanoTime();
+            while (ep.pollReceive(wc) == 0) {
+                if (System.nanoTime() - since > idle * 1_000_000_000L) {
+                    return error("idle: no reply to the end message for " + idle + " s");
+                }
+                Thread.onSpinWait();
+            }
+            if (!wc.ok(0) || ep.message(wc, 0).getLong(0) != END) {
+                return error("the server's reply to the end message: " + (wc.ok(0) ? "not an end message"
+                        : "receive completion " + wc.status(0)));
             }
             out.printf("OK %s %d %s of %d bytes, crc32 %08x%n", read ? "read" : "sent", n,
                     read ? "chunks, each equal to the pattern," : "messages", size, total.getValue());
