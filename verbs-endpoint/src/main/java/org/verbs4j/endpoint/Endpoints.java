@@ -98,7 +98,7 @@ public final class Endpoints {
         return ConnectionParameters.defaults().withPrivateData(privateData)
                 .withResponderResources(o.rdAtomic()).withInitiatorDepth(o.rdAtomic())
                 .withRetryCount(f.retryCount() >= 0 ? f.retryCount() : FabricProvider.DEFAULT_RETRY)
-                .withRnrRetryCount(f.rnrRetry() >= 0 ? f.rnrRetry() : FabricProvider.DEFAULT_RETRY);
+                .withRnrRetryCount(f.rnrRetry() >= 0 ? f.rnrRetry() : FabricProvider.DEFAULT_RNR_RETRY);
     }
 
     /**

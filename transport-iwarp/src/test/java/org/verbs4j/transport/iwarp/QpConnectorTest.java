@@ -135,7 +135,7 @@ class QpConnectorTest {
         assertEquals(0xabcdef, rts.sqPsn());
         assertEquals(FabricProvider.DEFAULT_TIMEOUT, rts.timeout());
         assertEquals(FabricProvider.DEFAULT_RETRY, rts.retryCount());
-        assertEquals(FabricProvider.DEFAULT_RETRY, rts.rnrRetry());
+        assertEquals(FabricProvider.DEFAULT_RNR_RETRY, rts.rnrRetry());
         assertEquals(FabricProvider.DEFAULT_RD_ATOMIC, rts.maxRdAtomic());
     }
 

@@ -47,9 +47,13 @@ public final class ConnectionParameters {
         this.flowControl = flowControl;
     }
 
-    /** No private data, 1 RDMA read/atomic in each direction, retry 7, RNR retry 7 (infinite), flow control on. */
+    /**
+     * No private data, 1 RDMA read/atomic in each direction, retry 6, RNR retry 7 (infinite), flow control on.
+     * Retry 6, not 7: Soft-RoCE (rxe) treats a retry count of 7 as "retry forever", so a dead peer would never end in
+     * {@code RETRY_EXC_ERR}.
+     */
     public static ConnectionParameters defaults() {
-        return new ConnectionParameters(null, 1, 1, 7, 7, true);
+        return new ConnectionParameters(null, 1, 1, 6, 7, true);
     }
 
     private static int check(String name, int v, int max) {

@@ -87,8 +87,14 @@ public interface FabricProvider {
 
     /** Default local ACK timeout exponent: 4.096 µs × 2^14 ≈ 67 ms (what rdma-core's pingpong tools use). */
     int DEFAULT_TIMEOUT = 14;
-    /** Default transport retries and RNR retries (7 = the maximum; RNR 7 means "retry forever"). */
-    int DEFAULT_RETRY = 7;
+    /**
+     * Default transport retries: 6. Not the maximum, 7, because Soft-RoCE (rxe) treats a {@code retry_cnt} of 7
+     * like an RNR retry of 7, as "retry forever", so a dead peer would never end in {@code RETRY_EXC_ERR}; with 6
+     * a broken connection surfaces after 4.096 µs × 2^timeout × 7 on every provider.
+     */
+    int DEFAULT_RETRY = 6;
+    /** Default RNR retries: 7, "retry forever" (a receiver that is slow to post receives is not an error). */
+    int DEFAULT_RNR_RETRY = 7;
     /** Default minimum RNR NAK timer: 12 = 0.64 ms. */
     int DEFAULT_MIN_RNR_TIMER = 12;
     /** Default outstanding RDMA READs / atomics per QP in each direction. */
@@ -163,14 +169,14 @@ public interface FabricProvider {
     /**
      * RTR → RTS of an RC queue pair: our send PSN, {@code max_rd_atomic} = {@code rdAtomic}, and the
      * transport timers (timeout, retry count, RNR retry; defaults {@link #DEFAULT_TIMEOUT},
-     * {@link #DEFAULT_RETRY}).
+     * {@link #DEFAULT_RETRY}, {@link #DEFAULT_RNR_RETRY}).
      */
     default QpAttributes readyToSendAttributes(int psn, int rdAtomic, FabricOptions options) {
         FabricOptions o = FabricOptions.orDefaults(options);
         return new QpAttributes().state(QpState.RTS).sqPsn(psn).maxRdAtomic(rdAtomic)
                 .timeout(o.timeout() >= 0 ? o.timeout() : DEFAULT_TIMEOUT)
                 .retryCount(o.retryCount() >= 0 ? o.retryCount() : DEFAULT_RETRY)
-                .rnrRetry(o.rnrRetry() >= 0 ? o.rnrRetry() : DEFAULT_RETRY);
+                .rnrRetry(o.rnrRetry() >= 0 ? o.rnrRetry() : DEFAULT_RNR_RETRY);
     }
 
     /**
