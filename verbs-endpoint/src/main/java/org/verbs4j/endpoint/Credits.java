@@ -115,7 +115,7 @@ final class Credits {
     /** Spins until the peer's posted-receive count exceeds {@code n}; 0 is the wait for its first update. */
     private void awaitPeerCountAbove(long n) {
         long deadline = System.nanoTime() + timeoutNanos;
-        while (peerPosted() <= n) {
+        for (int round = 0; peerPosted() <= n; round++) {
             if (System.nanoTime() - deadline > 0) {
                 throw new EndpointException(description + (n == 0
                         ? ": the peer's first credit update did not arrive within " + (timeoutNanos / 1_000_000)
@@ -132,7 +132,7 @@ final class Credits {
                         + "this side waited for " + (n == 0 ? "its first credit update" : "a send credit"));
             }
             sendQueue.reapInternal();
-            Thread.onSpinWait();
+            Backoff.pause(round);
         }
     }
 

@@ -11,9 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A listening endpoint, from {@link Endpoints#listen}. {@link #accept} waits for the next peer and returns it
- * connected. With rdma_cm the accepted endpoints share this server's connection manager: close them before
- * the server (closing the server first closes their connections too).
+ * A listening endpoint, from {@link Endpoints#listen}. From the moment it listens the server connects the peers
+ * that come, several at once, each on a thread of its own (so that a peer that stalls holds up nobody else), and
+ * {@link #accept} returns the next one connected. With rdma_cm the accepted endpoints share this server's
+ * connection manager: close them before the server (closing the server first closes their connections too).
  */
 public final class EndpointServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EndpointServer.class);
@@ -23,12 +24,18 @@ public final class EndpointServer implements AutoCloseable {
     private final ConnectionManager cm;
     private final CmId listener;
     private final ManualAcceptor<RdmaEndpoint> tcp;
+    private final CmAcceptor rdmaCm;
     private final java.util.List<RdmaEndpoint> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
     /** PD, CQs and memory made ahead for the next connection on the listener's device (rdma_cm, bound address). */
     private EndpointResources spare;
 
     EndpointServer(InetSocketAddress address, EndpointOptions options) {
+        this(address, options, null);
+    }
+
+    /** {@code onDrop} is also told each dropped peer's log line (tests), or {@code null}. */
+    EndpointServer(InetSocketAddress address, EndpointOptions options, java.util.function.Consumer<String> onDrop) {
         this.address = address;
         this.options = options;
         if (options.mode() == ConnectionMode.RDMA_CM) {
@@ -47,14 +54,17 @@ public final class EndpointServer implements AutoCloseable {
                 throw e;
             }
             this.tcp = null;
+            prepareSpare();
+            this.rdmaCm = new CmAcceptor(listener, "endpoint server on " + address, options.backlog(),
+                    options.maxPendingHandshakes(), this::completeCm, onDrop);
         } else {
             this.cm = null;
             this.listener = null;
+            this.rdmaCm = null;
             this.tcp = new ManualAcceptor<>(address, options.backlog(), new TcpExchange.Limits(Endpoints.HELLO,
                     options.maxPendingHandshakes(), options.handshakeTimeout()), Endpoints::checkHello,
-                    this::completeManual, null);
+                    this::completeManual, onDrop);
         }
-        prepareSpare();
         LOG.debug("endpoint server listening on {} ({})", address, options.mode());
     }
 
@@ -66,23 +76,41 @@ public final class EndpointServer implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code timeout} for the next peer and returns its connected endpoint. With rdma_cm a peer that
-     * is not a verbs4j endpoint is rejected and the exception says so; the server keeps listening.
+     * Waits up to {@code timeout} for the next peer and returns its connected endpoint.
      *
-     * <p>With {@link ConnectionMode#MANUAL} the server serves the TCP exchanges itself, several at once, from the
-     * moment it listens: a peer that floods, sends garbage, stays silent past
-     * {@link EndpointOptions#handshakeTimeout} or comes beyond {@link EndpointOptions#maxPendingHandshakes} is
+     * <p>The server connects peers itself, several at once, from the moment it listens; a peer that fails is
      * dropped with a log line (SLF4J, WARN) and never reaches this method, which returns the next peer that
-     * connected well (at most {@link EndpointOptions#backlog} of them wait, connected, for it).
+     * connected well (at most {@link EndpointOptions#backlog} of them wait, connected, for it). Dropped: with
+     * rdma_cm, a peer that is not a verbs4j endpoint or sends a bad handshake (it is rejected, and its
+     * {@code CmRejectedException} says why), and one that stalls after its request for longer than
+     * {@link EndpointOptions#timeout}; with {@link ConnectionMode#MANUAL}, a peer that floods, sends garbage or
+     * stays silent past {@link EndpointOptions#handshakeTimeout}; in both modes a peer beyond
+     * {@link EndpointOptions#maxPendingHandshakes} being connected at once.
      *
-     * @throws EndpointException when no peer came in time, or this side failed to connect one
+     * @throws EndpointException when no peer came in time, or this side failed to connect one (its device, its
+     *                           resources: the failure's own exception)
      */
     public RdmaEndpoint accept(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (closed) {
             throw new IllegalStateException("endpoint server on " + address + " is closed");
         }
-        return cm != null ? acceptCm(timeout) : tcp.accept(timeout);
+        if (cm == null) {
+            return tcp.accept(timeout);
+        }
+        RdmaEndpoint ep = rdmaCm.accept(timeout);
+        accepted.removeIf(RdmaEndpoint::isClosed);
+        accepted.add(ep);
+        if (closed) { // a close() that came meanwhile did not see it
+            ep.close();
+            throw new IllegalStateException("endpoint server on " + address + " is closed");
+        }
+        return ep;
+    }
+
+    /** Peers dropped so far, each with a log line. */
+    int dropped() {
+        return cm != null ? rdmaCm.dropped() : tcp.dropped();
     }
 
     /**
@@ -92,8 +120,10 @@ public final class EndpointServer implements AutoCloseable {
      * to create and register everything.) Best effort: on any failure the next accept makes them itself.
      */
     private void prepareSpare() {
-        if (cm == null || closed) {
-            return;
+        synchronized (this) {
+            if (cm == null || closed || spare != null) {
+                return;
+            }
         }
         EndpointResources s = new EndpointResources();
         s.mode = ConnectionMode.RDMA_CM;
@@ -105,23 +135,40 @@ public final class EndpointServer implements AutoCloseable {
             }
             Endpoints.prepare(s, "on " + address);
             Endpoints.createMemory(s);
-            spare = s;
         } catch (RuntimeException e) {
             LOG.debug("endpoint server on {}: no resources made ahead ({})", address, e.toString());
             s.abandon();
+            return;
         }
+        synchronized (this) {
+            if (!closed && spare == null) {
+                spare = s;
+                return;
+            }
+        }
+        s.abandon(); // another thread made one first, or the server closed meanwhile
     }
 
-    private RdmaEndpoint acceptCm(Duration timeout) {
-        ConnectionRequest req = listener.awaitRequest(timeout);
+    /** The resources made ahead, when they are on {@code context}'s device; {@code null} otherwise. */
+    private synchronized EndpointResources takeSpare(Object context) {
+        EndpointResources s = spare;
+        if (s == null || s.context != context) {
+            return null;
+        }
+        spare = null;
+        return s;
+    }
+
+    /**
+     * Answers one connection request (on its own thread, see {@link CmAcceptor}): this side's failures are thrown
+     * as {@link AcceptQueue.LocalFailure}, the peer's as they are, with everything made for it freed.
+     */
+    private RdmaEndpoint completeCm(ConnectionRequest req) {
         CmId id = req.id();
-        String peer = "peer of " + address;
-        EndpointResources s;
-        boolean ahead = spare != null && spare.context == id.context();
-        if (ahead) {
-            s = spare;
-            spare = null;
-        } else {
+        String peer = "peer " + id + " of " + address;
+        EndpointResources s = takeSpare(id.context());
+        boolean ahead = s != null;
+        if (!ahead) {
             s = new EndpointResources();
             s.mode = ConnectionMode.RDMA_CM;
             s.options = options;
@@ -136,28 +183,28 @@ public final class EndpointServer implements AutoCloseable {
                 id.reject("not a verbs4j endpoint".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                 throw e;
             }
-            if (ahead) {
-                Endpoints.createQueuePair(s, (pd, attrs) -> id.createQueuePair(pd, attrs));
-            } else {
-                s.context = id.context();
-                var port = Endpoints.prepare(s, "on " + address);
-                Endpoints.createResources(s, port, (pd, attrs) -> id.createQueuePair(pd, attrs));
+            try {
+                if (ahead) {
+                    Endpoints.createQueuePair(s, (pd, attrs) -> id.createQueuePair(pd, attrs));
+                } else {
+                    s.context = id.context();
+                    var port = Endpoints.prepare(s, "on " + address);
+                    Endpoints.createResources(s, port, (pd, attrs) -> id.createQueuePair(pd, attrs));
+                }
+                ep = new RdmaEndpoint(s);
+                ep.postAllReceives();
+            } catch (RuntimeException e) {
+                throw new AcceptQueue.LocalFailure(e);
             }
-            ep = new RdmaEndpoint(s);
-            ep.postAllReceives();
             ep.applyPeer(theirs, peer);
             id.accept(Endpoints.connectionParameters(s.fabric, options, ep.localHandshake(0).encode()));
             id.awaitEstablished(options.timeout());
             ep.creditHandshake(false);
-            accepted.removeIf(RdmaEndpoint::isClosed);
-            accepted.add(ep);
             prepareSpare();
             return ep;
         } catch (RuntimeException e) {
-            Endpoints.freeFailed(ep, s, e);
-            if (spare == null) {
-                prepareSpare();
-            }
+            Endpoints.freeFailed(ep, s, e instanceof AcceptQueue.LocalFailure l ? l.failure() : e);
+            prepareSpare();
             throw e;
         }
     }
@@ -175,7 +222,7 @@ public final class EndpointServer implements AutoCloseable {
             ep = Endpoints.manualEndpoint(s, m, "on " + address() + " from " + peer.remote());
         } catch (RuntimeException e) {
             Endpoints.freeFailed(null, s, e);
-            throw new ManualAcceptor.LocalFailure(e);
+            throw new AcceptQueue.LocalFailure(e);
         }
         try {
             Handshake h = Endpoints.connectManual(s, m, peer.first(), peer.remote());
@@ -198,18 +245,26 @@ public final class EndpointServer implements AutoCloseable {
         return closed;
     }
 
-    /** Stops listening; with rdma_cm also closes the connections accepted here that are still open. */
+    /**
+     * Stops listening, drops the peers being connected and closes the connected ones nobody accepted; with
+     * rdma_cm also closes the connections accepted here that are still open.
+     */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (spare != null) {
-            spare.abandon();
+        EndpointResources s;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = spare;
             spare = null;
         }
+        if (s != null) {
+            s.abandon();
+        }
         if (cm != null) {
+            rdmaCm.close();
             // the accepted endpoints' ids, QPs and device contexts belong to this connection manager
             for (RdmaEndpoint ep : accepted) {
                 try {

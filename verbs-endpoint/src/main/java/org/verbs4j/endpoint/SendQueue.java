@@ -71,7 +71,7 @@ final class SendQueue {
     void postInternal(SendRequests wr) {
         if (internalOutstanding >= internalDepth) {
             long deadline = System.nanoTime() + timeoutNanos;
-            while (internalOutstanding >= internalDepth) {
+            for (int round = 0; internalOutstanding >= internalDepth; round++) {
                 if (guard.isShut()) {
                     throw new IllegalStateException(description + " is closed (by another thread, during the call)");
                 }
@@ -80,6 +80,7 @@ final class SendQueue {
                     throw new EndpointException(description + ": the endpoint's credit writes did not complete within "
                             + (timeoutNanos / 1_000_000) + " ms: is the connection still up?");
                 }
+                Backoff.pause(round);
             }
         }
         qp.postSend(wr);

@@ -3,7 +3,7 @@ package org.verbs4j.endpoint;
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -310,15 +310,16 @@ class EndpointIT {
 
     /**
      * A raw rdma_cm peer connects to an endpoint server with {@code privateData}: it must see REJECTED with
-     * "not a verbs4j endpoint", the server's accept must fail, and a real endpoint must get through after it.
-     * Returns the exception the server's accept threw.
+     * "not a verbs4j endpoint", the server must drop it with a log line (no accept sees it), and a real endpoint
+     * must get through after it. Returns the server's log line for the drop.
      */
-    static EndpointException refusedOverRdmaCm(String fabric, byte[] privateData) throws Exception {
+    static String refusedOverRdmaCm(String fabric, byte[] privateData) throws Exception {
         InetSocketAddress at = next(fabric);
         EndpointOptions o = EndpointOptions.defaults().timeout(T);
+        java.util.concurrent.BlockingQueue<String> drops = new java.util.concurrent.LinkedBlockingQueue<>();
         // its own thread: other test classes call it after this one's @AfterAll stopped SERVER
         ExecutorService own = Executors.newSingleThreadExecutor();
-        try (EndpointServer server = Endpoints.listen(at, o)) {
+        try (EndpointServer server = new EndpointServer(at, o, drops::add)) {
             Future<RdmaEndpoint> first = own.submit(() -> server.accept(T));
             try (ConnectionManager cm = Rdma.connectionManager()) {
                 CmId id = cm.createId();
@@ -335,15 +336,17 @@ class EndpointIT {
                 cq.close();
                 pd.close();
             }
-            Exception e = assertThrows(Exception.class, () -> first.get(2, TimeUnit.MINUTES));
-            assertInstanceOf(EndpointException.class, e.getCause());
-            // still listening: a real endpoint gets through
-            Future<RdmaEndpoint> second = own.submit(() -> server.accept(T));
-            try (RdmaEndpoint ep = Endpoints.connect(at, o); RdmaEndpoint peer = second.get(2, TimeUnit.MINUTES)) {
+            String line = drops.poll(1, TimeUnit.MINUTES);
+            assertNotNull(line, "the server logs the peer it dropped");
+            assertTrue(line.contains("dropped the peer"), line);
+            assertEquals(1, server.dropped());
+            assertFalse(first.isDone(), "a dropped peer never reaches accept");
+            // still listening, and the accept already waiting gets the real endpoint
+            try (RdmaEndpoint ep = Endpoints.connect(at, o); RdmaEndpoint peer = first.get(2, TimeUnit.MINUTES)) {
                 assertEquals(16, ep.sendCredits());
                 assertEquals(16, peer.sendCredits());
             }
-            return (EndpointException) e.getCause();
+            return line;
         } finally {
             own.shutdownNow();
         }

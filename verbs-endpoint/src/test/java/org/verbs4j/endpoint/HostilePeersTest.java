@@ -138,6 +138,28 @@ class HostilePeersTest {
         assertEquals(2, server.pending(), "the silent peers are still waiting for their deadline");
     }
 
+    /**
+     * Peers whose first message is good and who then never send the ready byte each hold a handshake thread until
+     * their time-out; there are as many threads as pending handshakes allowed, so a good peer is still served at
+     * once (with a fixed pool of two, the third stalled peer made it wait).
+     */
+    @Test
+    void peersStalledAfterAGoodFirstMessageDoNotHoldUpAGoodOne() throws IOException {
+        listen(16, Duration.ofSeconds(20));
+        List<Socket> stalled = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Socket s = open();
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(hello());
+            assertArrayEquals(REPLY, s.getInputStream().readNBytes(Endpoints.HELLO), "the server answered it");
+            stalled.add(s);
+        }
+        long ms = goodPeer();
+        assertTrue(ms < 5000, "served in " + ms + " ms, not after the stalled peers' 20 s");
+        assertEquals(6, server.pending(), "the stalled peers wait for their deadline");
+        assertTrue(drops.isEmpty(), drops.toString());
+    }
+
     @Test
     void aFloodIsCutAtTheFirstMessageSize() throws IOException {
         listen(16, Duration.ofSeconds(20));
