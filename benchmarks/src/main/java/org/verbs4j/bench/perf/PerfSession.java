@@ -258,7 +258,8 @@ final class PerfSession implements AutoCloseable {
 
     private ConnectionParameters cmParameters() {
         int rd = o.test.verb == PerfTest.Verb.READ ? Math.min(255, outReads) : 1;
-        return ConnectionParameters.defaults().withResponderResources(rd).withInitiatorDepth(rd);
+        // retry count 7 as perftest (the library's default is 6: Soft-RoCE retries forever with 7)
+        return ConnectionParameters.defaults().withResponderResources(rd).withInitiatorDepth(rd).withRetryCount(7);
     }
 
     /** The send PSN rdma_cm chose, where the device reports it (siw before Linux 6.3 does not: 0 then). */
