@@ -15,12 +15,22 @@ import org.verbs4j.endpoint.RdmaEndpoint;
 
 /** Two connected endpoints in one JVM, an RDMA WRITE and a send, both checked: getting-started IP [PORT]. */
 public final class GettingStarted {
-    public static void main(String[] args) throws Exception {
-        if (args.length == 0) {
-            System.err.println("usage: getting-started IP [PORT]   (IP: the address of an RDMA device's net device)");
-            System.exit(2);
+    public static void main(String[] args) {
+        boolean help = args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"));
+        if (help || args.length == 0 || args.length > 2 || (args.length == 2 && !args[1].matches("[0-9]{1,5}"))) {
+            (help ? System.out : System.err).println("usage: getting-started IP [PORT]   (IP: the address of "
+                    + "an RDMA device's net device; PORT: 7471)");
+            System.exit(help ? 0 : 2);
         }
-        InetSocketAddress at = new InetSocketAddress(args[0], args.length > 1 ? Integer.parseInt(args[1]) : 7471);
+        try {
+            run(new InetSocketAddress(args[0], args.length > 1 ? Integer.parseInt(args[1]) : 7471));
+        } catch (Exception e) {                                       // a VerbsException says what to check
+            System.err.println("getting-started: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    static void run(InetSocketAddress at) throws Exception {
         EndpointOptions options = EndpointOptions.defaults().messageSize(64).rdmaRegionSize(4096);
         byte[] block = "written by RDMA WRITE".getBytes(StandardCharsets.US_ASCII);
         byte[] hello = "hello by SEND".getBytes(StandardCharsets.US_ASCII);
@@ -44,9 +54,6 @@ public final class GettingStarted {
                 check("RDMA WRITE", block, written);
                 check("SEND", hello, got);
             }
-        } catch (RuntimeException e) {                                // a VerbsException says what to check
-            System.err.println("getting-started: " + e.getMessage());
-            System.exit(1);
         }
     }
 
