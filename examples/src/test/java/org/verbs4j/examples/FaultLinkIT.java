@@ -17,8 +17,10 @@ import org.verbs4j.lab.Lab;
 /**
  * The short version of the fault lab ({@code lab/fault}): RC across a veth link with {@code tc netem}, on
  * Soft-RoCE and soft-iWARP. With 1% loss every message arrives in order and intact (the receiver's count and
- * CRC32 equal the sender's) and the link's retransmission counters moved; when the receiving process is killed,
- * the sender gets an error completion within the transport's bound, never a hang.
+ * CRC32 equal the sender's) and the link's retransmission counters moved; when the receiving process is killed
+ * (rxe), or the target of RDMA READs (siw), the survivor gets an error completion within the transport's bound,
+ * never a hang. (On siw a killed receiver is noticed only at the application's time-out when the sender waits
+ * with its send stuck behind a full TCP window: see docs/reliability.md; the fault lab measures that case.)
  */
 class FaultLinkIT {
     private static final Pattern ROW = Pattern.compile(
@@ -30,8 +32,8 @@ class FaultLinkIT {
         Path examples = PingPongLab.moduleDir();
         PingPongLab.launcher(PingPongLab.Tool.RC); // fails with a build hint when the examples are not packaged
         Path script = examples.getParent().resolve("lab/fault");
-        ProcessBuilder pb = new ProcessBuilder(script.toString(), "--fabrics", "rxe,siw",
-                "--scenarios", "loss1,kill-server").redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(script.toString(),
+                "--runs", "rxe:loss1,rxe:kill-server,siw:loss1,siw:read-kill").redirectErrorStream(true);
         pb.environment().put("FAULT_DURATION", "5");
         Path log = Files.createDirectories(examples.resolve("target/fault-lab")).resolve("fault-link-it.log");
         pb.redirectOutput(log.toFile());
@@ -48,16 +50,10 @@ class FaultLinkIT {
             if (m.group(2).equals("loss1")) {
                 assertTrue(m.group(4).matches("OK \\d+ msgs, count\\+crc32 equal"), m.group() + "\n" + out);
                 assertTrue(Long.parseLong(m.group(5)) > 0, "1% loss, but no retransmission counted:\n" + out);
-            } else if (m.group(1).equals("rxe")) {
+            } else {
                 assertTrue(!m.group(4).startsWith("idle")
                         && (m.group(4).contains("completion") || m.group(4).contains("exception")),
                         "the survivor learnt of the dead peer only from its own timeout:\n" + out);
-            } else {
-                // siw: with both hosts in one kernel, the killed side's TCP socket goes on acknowledging and the
-                // survivor sees no error before its own time-out (the fault lab's measured finding; the row's
-                // PASS still requires that the time-out, not a hang, ended the wait)
-                assertTrue(m.group(4).contains("completion") || m.group(4).contains("exception")
-                        || m.group(4).startsWith("idle"), m.group() + "\n" + out);
             }
         }
         assertEquals(4, rows, out);

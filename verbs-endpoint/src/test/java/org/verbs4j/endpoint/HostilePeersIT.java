@@ -170,7 +170,7 @@ class HostilePeersIT {
     @ValueSource(strings = {"rxe", "siw"})
     void stalledRdmaCmPeersDoNotHoldUpAGoodEndpoint(String fabric) throws Exception {
         InetSocketAddress at = EndpointIT.next(fabric);
-        Duration timeout = Duration.ofSeconds(30);
+        Duration timeout = Duration.ofSeconds(20);
         EndpointOptions o = EndpointOptions.defaults().timeout(timeout);
         java.util.concurrent.BlockingQueue<String> drops = new java.util.concurrent.LinkedBlockingQueue<>();
         try (EndpointServer server = new EndpointServer(at, o, drops::add);
