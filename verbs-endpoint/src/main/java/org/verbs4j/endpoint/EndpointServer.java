@@ -58,9 +58,7 @@ public final class EndpointServer implements AutoCloseable {
         LOG.debug("endpoint server listening on {} ({})", address, options.mode());
     }
 
-    /**
-     * The address listened on (with the manual mode and port 0, the port the system chose).
-     */
+    /** {@return the address listened on} With the manual mode and port 0, it has the port the system chose. */
     public InetSocketAddress address() {
         return tcp != null ? tcp.localAddress() : address;
     }
@@ -75,7 +73,10 @@ public final class EndpointServer implements AutoCloseable {
      * dropped with a log line (SLF4J, WARN) and never reaches this method, which returns the next peer that
      * connected well (at most {@link EndpointOptions#backlog} of them wait, connected, for it).
      *
+     * @param timeout the longest wait; not null
+     * @return the connected endpoint, which the caller closes
      * @throws EndpointException when no peer came in time, or this side failed to connect one
+     * @throws IllegalStateException when the server is closed
      */
     public RdmaEndpoint accept(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
@@ -194,6 +195,7 @@ public final class EndpointServer implements AutoCloseable {
         }
     }
 
+    /** {@return true once {@link #close} ran} */
     public boolean isClosed() {
         return closed;
     }
