@@ -6,15 +6,17 @@ package org.verbs4j.api;
  */
 public record AsyncEvent(AsyncEventType type, Object element, int port) {
 
-    /** The queue pair it is about, or {@code null}. */
+    /** {@return the queue pair it is about, or {@code null}} */
     public QueuePair queuePair() {
         return element instanceof QueuePair ? (QueuePair) element : null;
     }
 
+    /** {@return the completion queue} */
     public CompletionQueue completionQueue() {
         return element instanceof CompletionQueue ? (CompletionQueue) element : null;
     }
 
+    /** {@return the shared receive queue} */
     public SharedReceiveQueue sharedReceiveQueue() {
         return element instanceof SharedReceiveQueue ? (SharedReceiveQueue) element : null;
     }

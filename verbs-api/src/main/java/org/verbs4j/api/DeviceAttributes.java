@@ -51,17 +51,22 @@ public record DeviceAttributes(
         int localCaAckDelay,
         int physPortCnt) {
 
-    /** True when {@link #deviceCapFlags()} has the capability. */
+    /**
+     * True when {@link #deviceCapFlags()} has the capability.
+     *
+     * @param capability the capability
+     * @return true as described above
+     */
     public boolean has(DeviceCapability capability) {
         return (deviceCapFlags & capability.mask()) != 0;
     }
 
-    /** True when the device executes atomic operations (rxe does, siw does not). */
+    /** {@return true when the device executes atomic operations (rxe does, siw does not)} */
     public boolean supportsAtomics() {
         return atomicCap.supported();
     }
 
-    /** True when the device supports shared receive queues. */
+    /** {@return true when the device supports shared receive queues} */
     public boolean supportsSrq() {
         return maxSrq > 0;
     }

@@ -34,12 +34,12 @@ public record PortAttributes(
         int flags,
         int portCapFlags2) {
 
-    /** True when the port can carry traffic. */
+    /** {@return true when the port can carry traffic} */
     public boolean isActive() {
         return state == PortState.ACTIVE;
     }
 
-    /** The lane count {@code ibv_devinfo} prints for {@link #activeWidth()} ("4" for 4X), or "invalid width". */
+    /** {@return the lane count {@code ibv_devinfo} prints for {@link #activeWidth()} ("4" for 4X), or "invalid width"} */
     public String activeWidthText() {
         switch (activeWidth) {
             case 1: return "1";
@@ -51,7 +51,7 @@ public record PortAttributes(
         }
     }
 
-    /** The per-lane rate {@code ibv_devinfo} prints for {@link #activeSpeed()}, e.g. "25.0 Gbps". */
+    /** {@return the per-lane rate {@code ibv_devinfo} prints for {@link #activeSpeed()}, e.g. "25.0 Gbps"} */
     public String activeSpeedText() {
         switch (activeSpeed) {
             case 1: return "2.5 Gbps";
@@ -66,7 +66,7 @@ public record PortAttributes(
         }
     }
 
-    /** The physical state text {@code ibv_devinfo} prints (IB transport only). */
+    /** {@return the physical state text {@code ibv_devinfo} prints (IB transport only)} */
     public String physStateText() {
         switch (physState) {
             case 1: return "SLEEP";

@@ -10,6 +10,15 @@ import java.util.Objects;
  */
 public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
 
+    /**
+     * Checks that {@code gid} is given.
+     *
+     * @param lid the LID (InfiniBand; 0 on RoCE and iWARP)
+     * @param qpn the queue pair number (24 bits)
+     * @param psn the first packet sequence number (24 bits)
+     * @param gid the GID ({@link Gid#ZERO} when there is none)
+     * @throws NullPointerException when {@code gid} is null (use {@link Gid#ZERO})
+     */
     public QpEndpoint {
         Objects.requireNonNull(gid, "gid (use Gid.ZERO when there is none)");
     }
@@ -17,12 +26,19 @@ public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
     /**
      * The message of rdma-core's pingpong examples, {@code LLLL:QQQQQQ:PPPPPP:GGGG...}: 51 characters, sent
      * as 52 bytes with the trailing NUL.
+     *
+     * @return the string
      */
     public String toWire() {
         return String.format("%04x:%06x:%06x:%s", lid & 0xffff, qpn & 0xffffff, psn & 0xffffff, gid.toHex());
     }
 
-    /** Parses {@link #toWire()}'s form (a trailing NUL, as the C tools send it, is ignored). */
+    /**
+     * Parses {@link #toWire()}'s form (a trailing NUL, as the C tools send it, is ignored).
+     *
+     * @param text the text
+     * @return the QP endpoint
+     */
     public static QpEndpoint parseWire(String text) {
         String t = text.trim();
         int nul = t.indexOf('\0');

@@ -18,8 +18,11 @@ import java.util.Arrays;
  * parameters is used there.
  */
 public final class ConnectionParameters {
+    /** The most private data {@code rdma_connect} carries on InfiniBand and RoCE (the IB CM REQ), in bytes. */
     public static final int CONNECT_PRIVATE_DATA_MAX = 56;
+    /** The most private data {@code rdma_accept} carries (the IB CM REP), in bytes. */
     public static final int ACCEPT_PRIVATE_DATA_MAX = 196;
+    /** The most private data {@code rdma_reject} carries (the IB CM REJ), in bytes. */
     public static final int REJECT_PRIVATE_DATA_MAX = 148;
     /** {@link CmId#connectDatagram} on a {@link PortSpace#UDP} id (SIDR REQ). */
     public static final int UD_CONNECT_PRIVATE_DATA_MAX = 180;
@@ -33,6 +36,17 @@ public final class ConnectionParameters {
     private final int rnrRetryCount;
     private final boolean flowControl;
 
+    /**
+     * {@code struct rdma_conn_param} for {@link CmId#connect} and {@link CmId#accept}.
+     *
+     * @param privateData        bytes for the peer (copied; null for none), at most {@link #ACCEPT_PRIVATE_DATA_MAX}
+     * @param responderResources incoming RDMA READs / atomics this side accepts at once ({@code responder_resources})
+     * @param initiatorDepth     outgoing RDMA READs / atomics this side has in flight at once ({@code initiator_depth})
+     * @param retryCount         transport retries, 0..7 ({@code retry_count})
+     * @param rnrRetryCount      RNR retries, 0..7, 7 meaning forever ({@code rnr_retry_count})
+     * @param flowControl        whether the hardware flow control is on ({@code flow_control})
+     * @throws IllegalArgumentException when the private data is too long or a value is out of range
+     */
     public ConnectionParameters(byte[] privateData, int responderResources, int initiatorDepth, int retryCount,
             int rnrRetryCount, boolean flowControl) {
         this.privateData = privateData == null ? new byte[0] : privateData.clone();
@@ -47,7 +61,7 @@ public final class ConnectionParameters {
         this.flowControl = flowControl;
     }
 
-    /** No private data, 1 RDMA read/atomic in each direction, retry 7, RNR retry 7 (infinite), flow control on. */
+    /** {@return the defaults: no private data, 1 RDMA read/atomic in each direction, retry 7, RNR retry 7 (infinite), flow control on} */
     public static ConnectionParameters defaults() {
         return new ConnectionParameters(null, 1, 1, 7, 7, true);
     }
@@ -59,51 +73,92 @@ public final class ConnectionParameters {
         return v;
     }
 
+    /**
+     * Sets the with private data ({@code with_private_data} of {@code struct rdma_conn_param}).
+     *
+     * @param data the with private data
+     * @return this object
+     */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(data, responderResources, initiatorDepth, retryCount, rnrRetryCount, flowControl);
     }
 
+    /**
+     * Sets the with responder resources ({@code with_responder_resources} of {@code struct rdma_conn_param}).
+     *
+     * @param n the with responder resources
+     * @return this object
+     */
     public ConnectionParameters withResponderResources(int n) {
         return new ConnectionParameters(privateData, n, initiatorDepth, retryCount, rnrRetryCount, flowControl);
     }
 
+    /**
+     * Sets the with initiator depth ({@code with_initiator_depth} of {@code struct rdma_conn_param}).
+     *
+     * @param n the with initiator depth
+     * @return this object
+     */
     public ConnectionParameters withInitiatorDepth(int n) {
         return new ConnectionParameters(privateData, responderResources, n, retryCount, rnrRetryCount, flowControl);
     }
 
+    /**
+     * Sets the with retry count ({@code with_retry_count} of {@code struct rdma_conn_param}).
+     *
+     * @param n the with retry count
+     * @return this object
+     */
     public ConnectionParameters withRetryCount(int n) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, n, rnrRetryCount, flowControl);
     }
 
+    /**
+     * Sets the with RNR retry count ({@code with_rnr_retry_count} of {@code struct rdma_conn_param}).
+     *
+     * @param n the with RNR retry count
+     * @return this object
+     */
     public ConnectionParameters withRnrRetryCount(int n) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retryCount, n, flowControl);
     }
 
+    /**
+     * Sets the with flow control ({@code with_flow_control} of {@code struct rdma_conn_param}).
+     *
+     * @param on the with flow control
+     * @return this object
+     */
     public ConnectionParameters withFlowControl(boolean on) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retryCount, rnrRetryCount, on);
     }
 
-    /** A copy of the private data (empty, never null). */
+    /** {@return a copy of the private data (empty, never null)} */
     public byte[] privateData() {
         return privateData.clone();
     }
 
+    /** {@return the responder resources ({@code responder_resources} of {@code struct rdma_conn_param})} */
     public int responderResources() {
         return responderResources;
     }
 
+    /** {@return the initiator depth ({@code initiator_depth} of {@code struct rdma_conn_param})} */
     public int initiatorDepth() {
         return initiatorDepth;
     }
 
+    /** {@return the retry count ({@code retry_count} of {@code struct rdma_conn_param})} */
     public int retryCount() {
         return retryCount;
     }
 
+    /** {@return the RNR retry count ({@code rnr_retry_count} of {@code struct rdma_conn_param})} */
     public int rnrRetryCount() {
         return rnrRetryCount;
     }
 
+    /** {@return whether flow control} */
     public boolean flowControl() {
         return flowControl;
     }
