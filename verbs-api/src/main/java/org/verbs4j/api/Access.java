@@ -36,8 +36,8 @@ public final class Access {
     /**
      * Names of the set flags, e.g. "LOCAL_WRITE|REMOTE_READ".
      *
-     * @param flags the flags
-     * @return the string
+     * @param flags {@link Access} bits
+     * @return the names joined with {@code |}, unknown bits as hex
      */
     public static String toString(int flags) {
         StringBuilder sb = new StringBuilder();
@@ -61,7 +61,7 @@ public final class Access {
     /**
      * Throws when remote write or atomic is asked without local write (the verb would fail with EINVAL).
      *
-     * @param flags the flags
+     * @param flags the {@link Access} bits to check
      */
     public static void check(int flags) {
         if ((flags & (REMOTE_WRITE | REMOTE_ATOMIC)) != 0 && (flags & LOCAL_WRITE) == 0) {

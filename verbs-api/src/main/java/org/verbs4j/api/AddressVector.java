@@ -31,7 +31,7 @@ public final class AddressVector {
      *
      * @param port the port number, from 1
      * @param dlid the destination LID
-     * @return the address vector
+     * @return a new address vector without a GRH
      */
     public static AddressVector local(int port, int dlid) {
         return new AddressVector().port(port).dlid(dlid);
@@ -43,16 +43,16 @@ public final class AddressVector {
      * @param port the port number, from 1
      * @param dgid the destination GID
      * @param sgidIndex the index of the local GID in the port's table
-     * @return the address vector
+     * @return a new address vector with a GRH
      */
     public static AddressVector global(int port, Gid dgid, int sgidIndex) {
         return new AddressVector().port(port).grh(dgid, sgidIndex).hopLimit(64);
     }
 
     /**
-     * Sets the port ({@code port} of {@code struct ibv_ah_attr}).
+     * Sets the port ({@code port_num} of {@code struct ibv_ah_attr}).
      *
-     * @param port the port
+     * @param port the local port number, from 1 ({@code port_num})
      * @return this object
      */
     public AddressVector port(int port) {
@@ -61,9 +61,9 @@ public final class AddressVector {
     }
 
     /**
-     * Sets the dlid ({@code dlid} of {@code struct ibv_ah_attr}).
+     * Sets the destination LID ({@code dlid} of {@code struct ibv_ah_attr}).
      *
-     * @param dlid the dlid
+     * @param dlid the destination LID (16 bits)
      * @return this object
      */
     public AddressVector dlid(int dlid) {
@@ -72,7 +72,7 @@ public final class AddressVector {
     }
 
     /**
-     * Sets the service level ({@code service_level} of {@code struct ibv_ah_attr}).
+     * Sets the service level ({@code sl} of {@code struct ibv_ah_attr}).
      *
      * @param sl the service level
      * @return this object
@@ -83,9 +83,9 @@ public final class AddressVector {
     }
 
     /**
-     * Sets the src path bits ({@code src_path_bits} of {@code struct ibv_ah_attr}).
+     * Sets the source path bits ({@code src_path_bits} of {@code struct ibv_ah_attr}).
      *
-     * @param bits the src path bits
+     * @param bits the source path bits
      * @return this object
      */
     public AddressVector srcPathBits(int bits) {
@@ -119,9 +119,9 @@ public final class AddressVector {
     }
 
     /**
-     * Sets the flow label ({@code flow_label} of {@code struct ibv_ah_attr}).
+     * Sets the flow label ({@code grh.flow_label} of {@code struct ibv_ah_attr}).
      *
-     * @param flowLabel the flow label
+     * @param flowLabel the GRH flow label (20 bits)
      * @return this object
      */
     public AddressVector flowLabel(int flowLabel) {
@@ -130,9 +130,9 @@ public final class AddressVector {
     }
 
     /**
-     * Sets the hop limit ({@code hop_limit} of {@code struct ibv_ah_attr}).
+     * Sets the hop limit ({@code grh.hop_limit} of {@code struct ibv_ah_attr}).
      *
-     * @param hopLimit the hop limit
+     * @param hopLimit the GRH hop limit, 0..255
      * @return this object
      */
     public AddressVector hopLimit(int hopLimit) {
@@ -151,22 +151,22 @@ public final class AddressVector {
         return this;
     }
 
-    /** {@return the port ({@code port} of {@code struct ibv_ah_attr})} */
+    /** {@return the port ({@code port_num} of {@code struct ibv_ah_attr})} */
     public int port() {
         return port;
     }
 
-    /** {@return the dlid ({@code dlid} of {@code struct ibv_ah_attr})} */
+    /** {@return the destination LID ({@code dlid} of {@code struct ibv_ah_attr})} */
     public int dlid() {
         return dlid;
     }
 
-    /** {@return the service level ({@code service_level} of {@code struct ibv_ah_attr})} */
+    /** {@return the service level ({@code sl} of {@code struct ibv_ah_attr})} */
     public int serviceLevel() {
         return serviceLevel;
     }
 
-    /** {@return the src path bits ({@code src_path_bits} of {@code struct ibv_ah_attr})} */
+    /** {@return the source path bits ({@code src_path_bits} of {@code struct ibv_ah_attr})} */
     public int srcPathBits() {
         return srcPathBits;
     }
@@ -181,27 +181,27 @@ public final class AddressVector {
         return global;
     }
 
-    /** {@return the DGID ({@code dgid} of {@code struct ibv_ah_attr})} */
+    /** {@return the DGID ({@code grh.dgid} of {@code struct ibv_ah_attr})} */
     public Gid dgid() {
         return dgid;
     }
 
-    /** {@return the flow label ({@code flow_label} of {@code struct ibv_ah_attr})} */
+    /** {@return the flow label ({@code grh.flow_label} of {@code struct ibv_ah_attr})} */
     public int flowLabel() {
         return flowLabel;
     }
 
-    /** {@return the SGID index ({@code sgid_index} of {@code struct ibv_ah_attr})} */
+    /** {@return the SGID index ({@code grh.sgid_index} of {@code struct ibv_ah_attr})} */
     public int sgidIndex() {
         return sgidIndex;
     }
 
-    /** {@return the hop limit ({@code hop_limit} of {@code struct ibv_ah_attr})} */
+    /** {@return the hop limit ({@code grh.hop_limit} of {@code struct ibv_ah_attr})} */
     public int hopLimit() {
         return hopLimit;
     }
 
-    /** {@return the traffic class ({@code traffic_class} of {@code struct ibv_ah_attr})} */
+    /** {@return the traffic class ({@code grh.traffic_class} of {@code struct ibv_ah_attr})} */
     public int trafficClass() {
         return trafficClass;
     }

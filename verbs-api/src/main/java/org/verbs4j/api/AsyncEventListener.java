@@ -6,7 +6,7 @@ public interface AsyncEventListener {
     /**
      * Called once per event, after verbs4j copied and acknowledged it ({@code ibv_ack_async_event}).
      *
-     * @param event the event
+     * @param event the event, with its type and the object it concerns
      */
     void onEvent(AsyncEvent event);
 }

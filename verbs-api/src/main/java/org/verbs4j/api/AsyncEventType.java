@@ -66,8 +66,8 @@ public enum AsyncEventType {
     /**
      * From the native value; {@code null} for a value this version does not know. Allocation-free.
      *
-     * @param value the value
-     * @return the async event type
+     * @param value the native {@code event_type}
+     * @return the type, or null for a value this version does not know
      */
     public static AsyncEventType of(int value) {
         return BY_VALUE.of(value);

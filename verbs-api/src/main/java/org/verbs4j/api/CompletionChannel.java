@@ -24,8 +24,8 @@ public interface CompletionChannel extends AutoCloseable {
      * Returns the queue that fired, or {@code null} on timeout. The queue must be armed again to fire again.
      *
      * @param timeout the longest wait; not null
-     * @param unit the unit
-     * @return the completion queue that arrived
+     * @param unit the unit of {@code timeout}
+     * @return the completion queue the event is for
      */
     CompletionQueue awaitEvent(long timeout, TimeUnit unit);
 

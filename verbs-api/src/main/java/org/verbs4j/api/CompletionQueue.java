@@ -45,14 +45,14 @@ public interface CompletionQueue extends AutoCloseable {
      * failed one) raises an event on the channel. Poll once more after arming: a completion that arrived
      * before is not reported.
      *
-     * @param solicitedOnly the solicited only
+     * @param solicitedOnly true: only solicited completions (and errors) raise the event
      */
     void requestNotify(boolean solicitedOnly);
 
     /**
      * {@code ibv_resize_cq}; throws {@link VerbsException} (EOPNOTSUPP) where the device cannot.
      *
-     * @param entries the entries
+     * @param entries the new minimum number of entries
      */
     void resize(int entries);
 

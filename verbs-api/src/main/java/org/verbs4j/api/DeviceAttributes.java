@@ -54,8 +54,8 @@ public record DeviceAttributes(
     /**
      * True when {@link #deviceCapFlags()} has the capability.
      *
-     * @param capability the capability
-     * @return true as described above
+     * @param capability a {@code device_cap_flags} bit
+     * @return true when the device has it
      */
     public boolean has(DeviceCapability capability) {
         return (deviceCapFlags & capability.mask()) != 0;

@@ -19,7 +19,7 @@ public interface DeviceContext extends AutoCloseable {
      * {@code ibv_query_port} for port {@code port} (1-based).
      *
      * @param port the port number, from 1
-     * @return the port attributes
+     * @return the port's attributes ({@code struct ibv_port_attr})
      */
     PortAttributes queryPort(int port);
 
@@ -37,8 +37,8 @@ public interface DeviceContext extends AutoCloseable {
      * {@code ibv_query_gid}: the GID at {@code index} of {@code port}'s table (zero for an empty slot).
      *
      * @param port the port number, from 1
-     * @param index the index
-     * @return the GID
+     * @param index the GID index, 0..{@code gid_tbl_len-1}
+     * @return the GID ({@link Gid#ZERO} for an empty slot)
      */
     Gid queryGid(int port, int index);
 
@@ -46,8 +46,8 @@ public interface DeviceContext extends AutoCloseable {
      * {@code ibv_query_gid_ex}: the entry at {@code index}, with its type; throws when the slot is empty.
      *
      * @param port the port number, from 1
-     * @param index the index
-     * @return the GID entry
+     * @param index the GID index, 0..{@code gid_tbl_len-1}
+     * @return the entry with its type and net device
      */
     GidEntry queryGidEntry(int port, int index);
 
@@ -58,8 +58,8 @@ public interface DeviceContext extends AutoCloseable {
      * {@code ibv_query_pkey}: the P_Key at {@code index} of {@code port}'s P_Key table, host order.
      *
      * @param port the port number, from 1
-     * @param index the index
-     * @return the int
+     * @param index the P_Key index, 0..{@code pkey_tbl_len-1}
+     * @return the P_Key, 16 bits
      */
     int queryPkey(int port, int index);
 
@@ -73,9 +73,9 @@ public interface DeviceContext extends AutoCloseable {
      * {@code ibv_create_cq} with at least {@code entries} entries; events go to {@code channel} (may be
      * {@code null}) on completion vector {@code compVector} (0..{@link #numCompVectors()}-1).
      *
-     * @param entries the entries
+     * @param entries the minimum number of entries ({@code cqe}); the device may give more
      * @param channel the completion channel; null for none
-     * @param compVector the comp vector
+     * @param compVector the completion vector (interrupt queue), 0..{@link #numCompVectors()}-1
      * @return the new completion queue, which the caller closes
      */
     CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector);
@@ -83,7 +83,7 @@ public interface DeviceContext extends AutoCloseable {
     /**
      * {@code ibv_create_cq} without a channel (polling only).
      *
-     * @param entries the entries
+     * @param entries the minimum number of entries; the device may give more
      * @return the new completion queue, which the caller closes
      */
     default CompletionQueue createCompletionQueue(int entries) {
@@ -97,7 +97,7 @@ public interface DeviceContext extends AutoCloseable {
      * Delivers the device's asynchronous events ({@code ibv_get_async_event}, acknowledged after the
      * listener returns) to {@code listener} on a daemon thread; {@code null} stops delivery.
      *
-     * @param listener the listener
+     * @param listener the listener, called on the context's event thread; null to stop listening
      */
     void setAsyncEventListener(AsyncEventListener listener);
 

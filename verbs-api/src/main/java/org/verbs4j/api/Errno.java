@@ -130,7 +130,7 @@ public final class Errno {
      * The symbolic name, e.g. "ENOMEM", or "errno N" for a value not in the table.
      *
      * @param errno the errno it returned (see {@link org.verbs4j.api.Errno})
-     * @return the string
+     * @return the name, e.g. "ENOMEM"
      */
     public static String name(int errno) {
         String[] e = TABLE.get(errno);
@@ -141,7 +141,7 @@ public final class Errno {
      * The {@code strerror} text, e.g. "Cannot allocate memory".
      *
      * @param errno the errno it returned (see {@link org.verbs4j.api.Errno})
-     * @return the string
+     * @return the text, e.g. "Cannot allocate memory"
      */
     public static String describe(int errno) {
         String[] e = TABLE.get(errno);

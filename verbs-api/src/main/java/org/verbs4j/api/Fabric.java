@@ -33,10 +33,10 @@ public final class Fabric {
     /**
      * The fabric of {@code port} of {@code device}, as {@code port}'s attributes describe it.
      *
-     * @param device the device
+     * @param device the device the port belongs to
      * @param port the port number, from 1
      * @param options the fabric options; null for the defaults
-     * @return the fabric
+     * @return the port's fabric
      * @throws IllegalStateException    when no fabric provider on the class or module path serves the port
      * @throws IllegalArgumentException when {@code options} or {@code -Dverbs4j.fabric} name a provider that is
      *                                  not there
@@ -51,10 +51,10 @@ public final class Fabric {
     /**
      * The fabric of port {@code port} of an open device ({@code ibv_query_port}, then {@link #of(RdmaDevice, PortAttributes, FabricOptions)}).
      *
-     * @param ctx the ctx
+     * @param ctx an open device context
      * @param port the port number, from 1
      * @param options the fabric options; null for the defaults
-     * @return the fabric
+     * @return the port's fabric
      */
     public static Fabric of(DeviceContext ctx, int port, FabricOptions options) {
         return of(ctx.device(), ctx.queryPort(port), options);
@@ -69,7 +69,7 @@ public final class Fabric {
      * The GID entry this port sends from under the options: on RoCE the one of the asked type and IP family
      * (default the IPv4-mapped RoCE v2 GID) or index; GID 0 on InfiniBand and iWARP.
      *
-     * @return the GID entry
+     * @return the entry to send from, or null when the fabric does not address by GID
      * @param gidTable the device's GID table ({@link DeviceContext#queryGidTable()})
      * @throws IllegalArgumentException when the options ask for a GID the table does not have (the message
      *                                  lists the valid entries)
@@ -97,7 +97,7 @@ public final class Fabric {
      * Access flags an RDMA READ sink buffer needs besides {@link Access#LOCAL_WRITE}: {@link Access#REMOTE_WRITE}
      * on iWARP (the read response is placed like a write), none elsewhere.
      *
-     * @return the int
+     * @return {@link Access} flags to add, 0 for none
      */
     public int readSinkExtraAccess() {
         return provider.readSinkExtraAccess();
@@ -112,7 +112,7 @@ public final class Fabric {
      * False on iWARP: there is no receiver-not-ready retry, so a send that finds no posted receive breaks the
      * connection; senders need a credit for every receive the peer has posted.
      *
-     * @return true as described above
+     * @return true when the fabric has RNR retry
      */
     public boolean hasRnrRetry() {
         return provider.hasRnrRetry();

@@ -35,7 +35,7 @@ public final class FabricOptions {
      * {@code options}, or the defaults when it is {@code null}.
      *
      * @param options the fabric options; null for the defaults
-     * @return the fabric options
+     * @return {@code options}, or the defaults when it is null
      */
     public static FabricOptions orDefaults(FabricOptions options) {
         return options != null ? options : new FabricOptions();
@@ -44,7 +44,7 @@ public final class FabricOptions {
     /**
      * Use this provider ({@code ib}, {@code roce}, {@code iwarp}) whatever the device reports.
      *
-     * @param name the name
+     * @param name {@code ib}, {@code roce} or {@code iwarp}; null to decide from the port
      * @return this object
      */
     public FabricOptions provider(String name) {
@@ -55,7 +55,7 @@ public final class FabricOptions {
     /**
      * Source GID index, as {@code -g} / {@code -x} take it.
      *
-     * @param index the index
+     * @param index the GID index; -1 to let the provider choose
      * @return this object
      */
     public FabricOptions gidIndex(int index) {
@@ -77,7 +77,7 @@ public final class FabricOptions {
     /**
      * RoCE: prefer an IPv4-mapped GID (default true) over an IPv6 one.
      *
-     * @param ipv4 the ipv4
+     * @param ipv4 true to prefer an IPv4-mapped GID, false for IPv6
      * @return this object
      */
     public FabricOptions preferIpv4(boolean ipv4) {
@@ -88,7 +88,7 @@ public final class FabricOptions {
     /**
      * GRH traffic class, 0..255 (RoCE v2: the IP header's DSCP and ECN bits); default 0.
      *
-     * @param tclass the tclass
+     * @param tclass the traffic class, 0..255; -1 for the default
      * @return this object
      */
     public FabricOptions trafficClass(int tclass) {
@@ -110,7 +110,7 @@ public final class FabricOptions {
     /**
      * Index into the port's P_Key table, 0..65535; default 0.
      *
-     * @param index the index
+     * @param index the P_Key index; -1 for 0
      * @return this object
      */
     public FabricOptions pkeyIndex(int index) {
@@ -121,7 +121,7 @@ public final class FabricOptions {
     /**
      * Path MTU; default: the port's active MTU (capped by the peer's, when known).
      *
-     * @param mtu the MTU
+     * @param mtu the largest path MTU to use; null for the port's active MTU
      * @return this object
      */
     public FabricOptions mtu(Mtu mtu) {
@@ -132,7 +132,7 @@ public final class FabricOptions {
     /**
      * Local ACK timeout exponent, 0..31 (4.096 µs × 2^timeout; 0 waits forever).
      *
-     * @param t the t
+     * @param t the local ACK timeout exponent, 0..31 (4.096 µs × 2^t); -1 for the default
      * @return this object
      */
     public FabricOptions timeout(int t) {
@@ -143,7 +143,7 @@ public final class FabricOptions {
     /**
      * Transport retries, 0..7.
      *
-     * @param n the count
+     * @param n transport retries, 0..7; -1 for the default
      * @return this object
      */
     public FabricOptions retryCount(int n) {
@@ -154,7 +154,7 @@ public final class FabricOptions {
     /**
      * Receiver-not-ready retries, 0..7 (7 = retry forever).
      *
-     * @param n the count
+     * @param n RNR retries, 0..7 (7 = forever); -1 for the default
      * @return this object
      */
     public FabricOptions rnrRetry(int n) {
@@ -165,7 +165,7 @@ public final class FabricOptions {
     /**
      * Minimum RNR NAK timer code, 0..31.
      *
-     * @param t the t
+     * @param t the minimum RNR NAK timer code, 0..31; -1 for the default
      * @return this object
      */
     public FabricOptions minRnrTimer(int t) {
@@ -176,7 +176,7 @@ public final class FabricOptions {
     /**
      * GRH hop limit, 0..255 (RoCE v2: the IP TTL).
      *
-     * @param h the h
+     * @param h the GRH hop limit, 0..255; -1 for the provider's default
      * @return this object
      */
     public FabricOptions hopLimit(int h) {

@@ -27,7 +27,7 @@ public final class Gid {
     /**
      * A GID from its 16 raw bytes (copied).
      *
-     * @param raw the raw
+     * @param raw 16 bytes, network order (copied)
      * @return the GID
      */
     public static Gid of(byte[] raw) {
@@ -40,8 +40,8 @@ public final class Gid {
     /**
      * A GID from the subnet prefix and interface id, each as a big-endian 64-bit value.
      *
-     * @param subnetPrefix the subnet prefix
-     * @param interfaceId the interface id
+     * @param subnetPrefix the upper 64 bits
+     * @param interfaceId the lower 64 bits
      * @return the GID
      */
     public static Gid of(long subnetPrefix, long interfaceId) {
@@ -58,7 +58,7 @@ public final class Gid {
      * {@code ibv_rc_pingpong} sends, or any IPv6 / IPv4 literal (an IPv4 address becomes the
      * IPv4-mapped GID {@code ::ffff:a.b.c.d} that RoCE v2 uses).
      *
-     * @param text the text
+     * @param text the text form
      * @return the GID
      */
     public static Gid parse(String text) {
@@ -83,7 +83,7 @@ public final class Gid {
      * The GID of an IP address: an IPv6 address as is, an IPv4 address IPv4-mapped.
      *
      * @param address the native address
-     * @return the GID
+     * @return the GID of the address (IPv4 as {@code ::ffff:a.b.c.d})
      */
     public static Gid ofAddress(InetAddress address) {
         byte[] a = address.getAddress();
@@ -106,7 +106,7 @@ public final class Gid {
      * Byte {@code i} (0..15).
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the byte
+     * @return byte {@code i}
      */
     public byte get(int i) {
         return raw[i];

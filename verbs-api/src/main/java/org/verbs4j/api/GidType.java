@@ -32,7 +32,7 @@ public enum GidType {
     }
 
     /**
-     * {@return the constant of native value {@code value}}
+     * {@return the constant of native value {@code value}; {@code UNKNOWN} for a value this version does not know}
      * @param value the native value, as libibverbs returns it
      */
     public static GidType of(int value) {
@@ -42,8 +42,8 @@ public enum GidType {
     /**
      * From the sysfs / ibv_devinfo text; "IB/RoCE v1" (what sysfs says of an IB GID) maps to IB.
      *
-     * @param text the text
-     * @return the GID type
+     * @param text the text sysfs or {@code ibv_devinfo} prints
+     * @return the type
      */
     public static GidType ofText(String text) {
         String t = text.trim();

@@ -37,7 +37,7 @@ public enum LinkLayer {
     }
 
     /**
-     * {@return the constant of native value {@code value}}
+     * {@return the constant of native value {@code value}; {@code UNKNOWN} for a value this version does not know}
      * @param value the native value, as libibverbs returns it
      */
     public static LinkLayer of(int value) {

@@ -19,7 +19,7 @@ import org.verbs4j.api.internal.RawMemory;
  */
 public interface MemoryRegion extends AutoCloseable {
 
-    /** {@return the protection domain ({@code protection_domain} of {@code struct ibv_mr})} */
+    /** {@return the protection domain ({@code pd} of {@code struct ibv_mr})} */
     ProtectionDomain protectionDomain();
 
     /** {@return start address of the registered memory} */
@@ -114,7 +114,7 @@ public interface MemoryRegion extends AutoCloseable {
      *
      * @param offset the offset in the region, in bytes
      * @param length how many bytes
-     * @return the bytes
+     * @return a new array with the bytes
      * @throws IndexOutOfBoundsException when the range is outside the region
      */
     default byte[] getBytes(long offset, int length) {
@@ -158,7 +158,7 @@ public interface MemoryRegion extends AutoCloseable {
      * A volatile read: sees what the NIC wrote, for polling on a flag byte as perftest does.
      *
      * @param offset the offset in bytes
-     * @return the long
+     * @return the value read
      */
     default long getLongVolatile(long offset) {
         try {
@@ -172,7 +172,7 @@ public interface MemoryRegion extends AutoCloseable {
      * A volatile read of one byte: sees what the NIC wrote, for polling on a flag byte.
      *
      * @param offset the offset in the region, in bytes
-     * @return the byte
+     * @return the byte read
      * @throws IndexOutOfBoundsException when the offset is outside the region
      */
     default byte getByteVolatile(long offset) {

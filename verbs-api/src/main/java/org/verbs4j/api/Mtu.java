@@ -36,8 +36,8 @@ public enum Mtu {
     /**
      * From the native value; {@code null} for a value libibverbs does not define.
      *
-     * @param value the value
-     * @return the MTU
+     * @param value the native {@code enum ibv_mtu} value, 1..5
+     * @return the MTU, or null for an unknown value
      */
     public static Mtu of(int value) {
         return BY_VALUE.of(value);

@@ -52,8 +52,8 @@ public enum Opcode {
     /**
      * From the native value; {@code null} for a value this version does not know. Allocation-free.
      *
-     * @param value the value
-     * @return the opcode
+     * @param value the native {@code enum ibv_wr_opcode} value
+     * @return the opcode, or null for an unknown value
      */
     public static Opcode of(int value) {
         return BY_VALUE.of(value);

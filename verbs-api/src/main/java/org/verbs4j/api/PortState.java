@@ -38,7 +38,7 @@ public enum PortState {
     }
 
     /**
-     * {@return the constant of native value {@code value}}
+     * {@return the constant of native value {@code value}; {@code UNKNOWN} for a value this version does not know}
      * @param value the native value, as libibverbs returns it
      */
     public static PortState of(int value) {

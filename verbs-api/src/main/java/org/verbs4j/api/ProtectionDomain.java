@@ -56,7 +56,7 @@ public interface ProtectionDomain extends AutoCloseable {
     /**
      * {@code ibv_create_qp}. The QP starts in {@link QpState#RESET}.
      *
-     * @param attributes the attributes
+     * @param attributes the type, CQs, SRQ and capabilities of the new queue pair
      * @return the new queue pair, which the caller closes
      */
     QueuePair createQueuePair(QpInitAttributes attributes);

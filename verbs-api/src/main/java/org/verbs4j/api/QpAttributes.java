@@ -60,9 +60,9 @@ public final class QpAttributes {
     }
 
     /**
-     * Sets the state ({@code state} of {@code struct ibv_qp_attr}).
+     * Sets the state ({@code qp_state} of {@code struct ibv_qp_attr}).
      *
-     * @param state the state
+     * @param state the state to move to ({@code qp_state})
      * @return this object
      */
     public QpAttributes state(QpState state) {
@@ -72,7 +72,7 @@ public final class QpAttributes {
     }
 
     /**
-     * Sets the current state ({@code current_state} of {@code struct ibv_qp_attr}).
+     * Sets the current state ({@code cur_qp_state} of {@code struct ibv_qp_attr}).
      *
      * @param state the current state
      * @return this object
@@ -132,7 +132,7 @@ public final class QpAttributes {
     }
 
     /**
-     * Sets the dest QP num ({@code dest_qp_num} of {@code struct ibv_qp_attr}).
+     * Sets the destination QP number ({@code dest_qp_num} of {@code struct ibv_qp_attr}).
      *
      * @param qpn the dest QP num
      * @return this object
@@ -146,7 +146,7 @@ public final class QpAttributes {
     /**
      * What the remote side may do to this QP's memory: {@link Access} REMOTE_* bits.
      *
-     * @param flags the flags
+     * @param flags {@link Access} flags for remote peers ({@code qp_access_flags})
      * @return this object
      */
     public QpAttributes accessFlags(int flags) {
@@ -156,7 +156,7 @@ public final class QpAttributes {
     }
 
     /**
-     * Sets the capabilities ({@code capabilities} of {@code struct ibv_qp_attr}).
+     * Sets the capabilities ({@code cap} of {@code struct ibv_qp_attr}).
      *
      * @param cap the capabilities
      * @return this object
@@ -194,7 +194,7 @@ public final class QpAttributes {
     /**
      * RDMA reads and atomics this QP may have outstanding as initiator ({@code max_rd_atomic}).
      *
-     * @param n the count
+     * @param n outgoing RDMA READs / atomics in flight ({@code max_rd_atomic})
      * @return this object
      */
     public QpAttributes maxRdAtomic(int n) {
@@ -206,7 +206,7 @@ public final class QpAttributes {
     /**
      * RDMA reads and atomics this QP serves at once as responder ({@code max_dest_rd_atomic}).
      *
-     * @param n the count
+     * @param n incoming RDMA READs / atomics accepted ({@code max_dest_rd_atomic})
      * @return this object
      */
     public QpAttributes maxDestRdAtomic(int n) {
@@ -218,7 +218,7 @@ public final class QpAttributes {
     /**
      * How long a sender waits after an RNR NAK from this QP (encoded, 12 = 0.64 ms).
      *
-     * @param t the t
+     * @param t the minimum RNR NAK timer code, 0..31 ({@code min_rnr_timer})
      * @return this object
      */
     public QpAttributes minRnrTimer(int t) {
@@ -228,9 +228,9 @@ public final class QpAttributes {
     }
 
     /**
-     * Sets the port ({@code port} of {@code struct ibv_qp_attr}).
+     * Sets the port ({@code port_num} of {@code struct ibv_qp_attr}).
      *
-     * @param port the port
+     * @param port the port number, from 1 ({@code port_num})
      * @return this object
      */
     public QpAttributes port(int port) {
@@ -242,7 +242,7 @@ public final class QpAttributes {
     /**
      * Local ACK timeout: 4.096 us * 2^timeout (14 is about 67 ms); 0 waits forever.
      *
-     * @param t the t
+     * @param t the local ACK timeout exponent, 0..31 ({@code timeout})
      * @return this object
      */
     public QpAttributes timeout(int t) {
@@ -254,7 +254,7 @@ public final class QpAttributes {
     /**
      * Transport retries before a {@link WcStatus#RETRY_EXC_ERR} completion (0..7).
      *
-     * @param n the count
+     * @param n transport retries, 0..7 ({@code retry_cnt})
      * @return this object
      */
     public QpAttributes retryCount(int n) {
@@ -266,7 +266,7 @@ public final class QpAttributes {
     /**
      * RNR retries before a {@link WcStatus#RNR_RETRY_EXC_ERR} completion (0..6; 7 = forever).
      *
-     * @param n the count
+     * @param n RNR retries, 0..7, 7 = forever ({@code rnr_retry})
      * @return this object
      */
     public QpAttributes rnrRetry(int n) {
@@ -276,12 +276,12 @@ public final class QpAttributes {
     }
 
 
-    /** {@return the state ({@code state} of {@code struct ibv_qp_attr})} */
+    /** {@return the state ({@code qp_state} of {@code struct ibv_qp_attr})} */
     public QpState state() {
         return state;
     }
 
-    /** {@return the current state ({@code current_state} of {@code struct ibv_qp_attr})} */
+    /** {@return the current state ({@code cur_qp_state} of {@code struct ibv_qp_attr})} */
     public QpState currentState() {
         return currentState;
     }
@@ -306,22 +306,22 @@ public final class QpAttributes {
         return sqPsn;
     }
 
-    /** {@return the dest QP num ({@code dest_qp_num} of {@code struct ibv_qp_attr})} */
+    /** {@return the destination QP number ({@code dest_qp_num} of {@code struct ibv_qp_attr})} */
     public int destQpNum() {
         return destQpNum;
     }
 
-    /** {@return the access flags ({@code access_flags} of {@code struct ibv_qp_attr})} */
+    /** {@return the access flags ({@code qp_access_flags} of {@code struct ibv_qp_attr})} */
     public int accessFlags() {
         return accessFlags;
     }
 
-    /** {@return the capabilities ({@code capabilities} of {@code struct ibv_qp_attr})} */
+    /** {@return the capabilities ({@code cap} of {@code struct ibv_qp_attr})} */
     public QpCapabilities capabilities() {
         return capabilities;
     }
 
-    /** {@return the address vector ({@code address_vector} of {@code struct ibv_qp_attr})} */
+    /** {@return the address vector ({@code ah_attr} of {@code struct ibv_qp_attr})} */
     public AddressVector addressVector() {
         return addressVector;
     }
@@ -346,7 +346,7 @@ public final class QpAttributes {
         return minRnrTimer;
     }
 
-    /** {@return the port ({@code port} of {@code struct ibv_qp_attr})} */
+    /** {@return the port ({@code port_num} of {@code struct ibv_qp_attr})} */
     public int port() {
         return port;
     }
@@ -356,7 +356,7 @@ public final class QpAttributes {
         return timeout;
     }
 
-    /** {@return the retry count ({@code retry_count} of {@code struct ibv_qp_attr})} */
+    /** {@return the retry count ({@code retry_cnt} of {@code struct ibv_qp_attr})} */
     public int retryCount() {
         return retryCount;
     }

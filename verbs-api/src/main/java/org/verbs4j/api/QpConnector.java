@@ -67,11 +67,11 @@ public final class QpConnector {
      * Prepares {@code qp} on {@code port} with the defaults (see {@link Builder}) and moves it to INIT: the same
      * as {@code builder(ctx, qp).port(port).options(options).prepare()}.
      *
-     * @param ctx the ctx
+     * @param ctx the open device context of the QP
      * @param qp the queue pair
      * @param port the port number, from 1
      * @param options the fabric options; null for the defaults
-     * @return the QP connector
+     * @return the connector, with the local endpoint ready to send to the peer
      */
     public static QpConnector prepare(DeviceContext ctx, QueuePair qp, int port, FabricOptions options) {
         return builder(ctx, qp).port(port).options(options).prepare();
@@ -80,9 +80,9 @@ public final class QpConnector {
     /**
      * A builder for {@code qp}, a queue pair in RESET created in {@code ctx}; port 1 and default options.
      *
-     * @param ctx the ctx
+     * @param ctx the open device context of the QP
      * @param qp the queue pair
-     * @return the builder
+     * @return a new builder
      */
     public static Builder builder(DeviceContext ctx, QueuePair qp) {
         return new Builder(ctx, qp);
@@ -108,7 +108,7 @@ public final class QpConnector {
          * The port the QP uses (default 1).
          *
          * @param port the port number, from 1
-         * @return the builder
+         * @return this builder
          */
         public Builder port(int port) {
             if (port < 1 || port > 255) {
@@ -134,8 +134,8 @@ public final class QpConnector {
          * ignored. Default {@link #DEFAULT_RC_ACCESS} / {@link #DEFAULT_UC_ACCESS}. On iWARP an RC QP also gets
          * what an RDMA READ sink needs there.
          *
-         * @param flags the flags
-         * @return the builder
+         * @param flags {@link Access} flags remote peers may use
+         * @return this builder
          */
         public Builder access(int flags) {
             if (flags < 0) {
@@ -150,8 +150,8 @@ public final class QpConnector {
          * {@code max_dest_rd_atomic}), default 1; at most what the device
          * allows ({@link DeviceAttributes#maxQpRdAtom()}), or RTR / RTS fails.
          *
-         * @param depth the depth
-         * @return the builder
+         * @param depth RDMA READs / atomics in flight in each direction
+         * @return this builder
          */
         public Builder rdAtomic(int depth) {
             if (depth < 0 || depth > 255) {
@@ -165,7 +165,7 @@ public final class QpConnector {
          * The first send PSN (24 bits), default random.
          *
          * @param psn the packet sequence number (24 bits)
-         * @return the builder
+         * @return this builder
          */
         public Builder psn(int psn) {
             if (psn < 0 || psn > 0xffffff) {
@@ -189,7 +189,7 @@ public final class QpConnector {
         /**
          * Picks the port's fabric provider, the source GID and the PSN, and moves the QP from RESET to INIT.
          *
-         * @return the QP connector
+         * @return the connector
          * @throws UnsupportedOperationException when the fabric cannot connect a QP by hand (iWARP) or has no
          *                                       queue pairs of this type
          * @throws IllegalStateException         when the QP is not in RESET, or the port cannot carry traffic
@@ -262,7 +262,7 @@ public final class QpConnector {
      * The INIT attributes {@link Builder#prepare()} used. A QP moved back to RESET (which drops every posted
      * request) returns to INIT with {@code qp.modify(initAttributes())}; the object is reusable.
      *
-     * @return the QP attributes
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     public QpAttributes initAttributes() {
         return init;
@@ -282,8 +282,8 @@ public final class QpConnector {
      * As {@link #connect(QpEndpoint)}, with the path MTU lowered to the peer's {@code peerMtu} when smaller.
      *
      * @param remote the peer's endpoint
-     * @param peerMtu the peer MTU
-     * @return the MTU
+     * @param peerMtu the peer's path MTU; null when it did not say
+     * @return the path MTU the QP was moved with
      */
     public Mtu connect(QpEndpoint remote, Mtu peerMtu) {
         Mtu mtu = readyToReceive(remote, peerMtu);
@@ -297,7 +297,7 @@ public final class QpConnector {
      * and the minimum RNR timer. UD takes only the state ({@code remote} may be null).
      *
      * @param remote the peer's endpoint
-     * @param peerMtu the peer MTU
+     * @param peerMtu the peer's path MTU; null when it did not say
      * @return the path MTU of the connection (RC, UC; for UD the port's)
      */
     public Mtu readyToReceive(QpEndpoint remote, Mtu peerMtu) {
@@ -322,7 +322,7 @@ public final class QpConnector {
      * The address vector that reaches {@code remote} from this port (what RTR of RC/UC uses).
      *
      * @param remote the peer's endpoint
-     * @return the address vector
+     * @return a new address vector
      */
     public AddressVector addressVector(QpEndpoint remote) {
         return fabric.addressVector(port, sourceGid, Objects.requireNonNull(remote, "remote"), options);
@@ -333,7 +333,7 @@ public final class QpConnector {
      * Put it in each send with {@code ud(ah, remote.qpn(), qkey)}.
      *
      * @param remote the peer's endpoint
-     * @return the address handle
+     * @return a new address handle, which the caller closes
      */
     public AddressHandle addressHandle(QpEndpoint remote) {
         return qp.protectionDomain().createAddressHandle(addressVector(remote));

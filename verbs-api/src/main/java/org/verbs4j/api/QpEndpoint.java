@@ -27,7 +27,7 @@ public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
      * The message of rdma-core's pingpong examples, {@code LLLL:QQQQQQ:PPPPPP:GGGG...}: 51 characters, sent
      * as 52 bytes with the trailing NUL.
      *
-     * @return the string
+     * @return the 51 characters, without the NUL
      */
     public String toWire() {
         return String.format("%04x:%06x:%06x:%s", lid & 0xffff, qpn & 0xffffff, psn & 0xffffff, gid.toHex());
@@ -36,8 +36,8 @@ public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
     /**
      * Parses {@link #toWire()}'s form (a trailing NUL, as the C tools send it, is ignored).
      *
-     * @param text the text
-     * @return the QP endpoint
+     * @param text the message (a trailing NUL is ignored)
+     * @return the endpoint
      */
     public static QpEndpoint parseWire(String text) {
         String t = text.trim();

@@ -47,7 +47,7 @@ public final class QpInitAttributes {
     }
 
     /**
-     * Sets the max send WR ({@code max_send_wr} of {@code struct ibv_qp_init_attr}).
+     * Sets the most outstanding send requests ({@code cap.max_send_wr} of {@code struct ibv_qp_init_attr}).
      *
      * @param n the max send WR
      * @return this object
@@ -58,7 +58,7 @@ public final class QpInitAttributes {
     }
 
     /**
-     * Sets the max recv WR ({@code max_recv_wr} of {@code struct ibv_qp_init_attr}).
+     * Sets the most outstanding receive requests ({@code cap.max_recv_wr} of {@code struct ibv_qp_init_attr}).
      *
      * @param n the max recv WR
      * @return this object
@@ -69,7 +69,7 @@ public final class QpInitAttributes {
     }
 
     /**
-     * Sets the max send SGE ({@code max_send_sge} of {@code struct ibv_qp_init_attr}).
+     * Sets the most SGEs per send request ({@code cap.max_send_sge} of {@code struct ibv_qp_init_attr}).
      *
      * @param n the max send SGE
      * @return this object
@@ -80,7 +80,7 @@ public final class QpInitAttributes {
     }
 
     /**
-     * Sets the max recv SGE ({@code max_recv_sge} of {@code struct ibv_qp_init_attr}).
+     * Sets the most SGEs per receive request ({@code cap.max_recv_sge} of {@code struct ibv_qp_init_attr}).
      *
      * @param n the max recv SGE
      * @return this object
@@ -91,7 +91,7 @@ public final class QpInitAttributes {
     }
 
     /**
-     * Sets the max inline data ({@code max_inline_data} of {@code struct ibv_qp_init_attr}).
+     * Sets the inline data size, in bytes ({@code cap.max_inline_data} of {@code struct ibv_qp_init_attr}).
      *
      * @param bytes the max inline data
      * @return this object
@@ -104,7 +104,7 @@ public final class QpInitAttributes {
     /**
      * {@code sq_sig_all}: every send request generates a completion, whatever its flags.
      *
-     * @param all the all
+     * @param all true: every send request completes signaled ({@code sq_sig_all})
      * @return this object
      */
     public QpInitAttributes signalAll(boolean all) {
@@ -112,7 +112,7 @@ public final class QpInitAttributes {
         return this;
     }
 
-    /** {@return the type ({@code type} of {@code struct ibv_qp_init_attr})} */
+    /** {@return the type ({@code qp_type} of {@code struct ibv_qp_init_attr})} */
     public QpType type() {
         return type;
     }
@@ -132,27 +132,27 @@ public final class QpInitAttributes {
         return srq;
     }
 
-    /** {@return the max send WR ({@code max_send_wr} of {@code struct ibv_qp_init_attr})} */
+    /** {@return the most outstanding send requests ({@code cap.max_send_wr} of {@code struct ibv_qp_init_attr})} */
     public int maxSendWr() {
         return maxSendWr;
     }
 
-    /** {@return the max recv WR ({@code max_recv_wr} of {@code struct ibv_qp_init_attr})} */
+    /** {@return the most outstanding receive requests ({@code cap.max_recv_wr} of {@code struct ibv_qp_init_attr})} */
     public int maxRecvWr() {
         return maxRecvWr;
     }
 
-    /** {@return the max send SGE ({@code max_send_sge} of {@code struct ibv_qp_init_attr})} */
+    /** {@return the most SGEs per send request ({@code cap.max_send_sge} of {@code struct ibv_qp_init_attr})} */
     public int maxSendSge() {
         return maxSendSge;
     }
 
-    /** {@return the max recv SGE ({@code max_recv_sge} of {@code struct ibv_qp_init_attr})} */
+    /** {@return the most SGEs per receive request ({@code cap.max_recv_sge} of {@code struct ibv_qp_init_attr})} */
     public int maxRecvSge() {
         return maxRecvSge;
     }
 
-    /** {@return the max inline data ({@code max_inline_data} of {@code struct ibv_qp_init_attr})} */
+    /** {@return the inline data size, in bytes ({@code cap.max_inline_data} of {@code struct ibv_qp_init_attr})} */
     public int maxInlineData() {
         return maxInlineData;
     }

@@ -42,8 +42,8 @@ public enum QpState {
     /**
      * From the native value; {@code null} for a value this version does not know. Allocation-free.
      *
-     * @param value the value
-     * @return the QP state
+     * @param value the native {@code enum ibv_qp_state} value
+     * @return the state, or null for an unknown value
      */
     public static QpState of(int value) {
         return BY_VALUE.of(value);

@@ -38,8 +38,8 @@ public enum QpType {
     /**
      * From the native value; {@code null} for a value this version does not know. Allocation-free.
      *
-     * @param value the value
-     * @return the QP type
+     * @param value the native {@code enum ibv_qp_type} value
+     * @return the type, or null for an unknown value
      */
     public static QpType of(int value) {
         return BY_VALUE.of(value);

@@ -35,7 +35,7 @@ public interface QueuePair extends AutoCloseable {
     /**
      * {@code ibv_modify_qp} with the attributes set in {@code attributes} (its mask).
      *
-     * @param attributes the attributes
+     * @param attributes the attributes to change; their mask says which
      */
     void modify(QpAttributes attributes);
 
@@ -43,7 +43,7 @@ public interface QueuePair extends AutoCloseable {
      * {@code ibv_query_qp} for the attributes in {@code mask} ({@link QpAttrMask}).
      *
      * @param mask the attribute mask, {@link QpAttrMask} bits
-     * @return the QP attributes
+     * @return the attributes read
      */
     QpAttributes query(int mask);
 

@@ -38,7 +38,7 @@ public final class Rdma {
      * {@code null} when a backend is available; otherwise why none is, in words a user can act on (what
      * each backend on the class path is missing, or that none is there).
      *
-     * @return the string
+     * @return null, or why no backend can be used
      */
     public static String unavailableReason() {
         return Backends.inUse() == null ? whyNoBackend() : null;
@@ -53,8 +53,8 @@ public final class Rdma {
     /**
      * The device named {@code name}; the exception lists the devices there are, or why there are none.
      *
-     * @param name the name
-     * @return the rdma device
+     * @param name the device name, e.g. {@code mlx5_0} or {@code rxe0}
+     * @return the device
      */
     public static RdmaDevice device(String name) {
         VerbsBackend b = Backends.inUse();
@@ -76,7 +76,7 @@ public final class Rdma {
     /**
      * Opens the device named {@code name}.
      *
-     * @param name the name
+     * @param name the device name, e.g. {@code mlx5_0} or {@code rxe0}
      * @return the new device context, which the caller closes
      */
     public static DeviceContext open(String name) {

@@ -78,8 +78,8 @@ public interface RdmaDevice {
     /**
      * A GUID as {@code ibv_devinfo} prints it: {@code 0002:c903:0042:a6e0}.
      *
-     * @param guid the guid
-     * @return the string
+     * @param guid the GUID, host order
+     * @return four groups of four hex digits
      */
     static String formatGuid(long guid) {
         return String.format("%04x:%04x:%04x:%04x", (guid >>> 48) & 0xffff, (guid >>> 32) & 0xffff,
@@ -89,8 +89,8 @@ public interface RdmaDevice {
     /**
      * The text every implementation's {@code toString()} returns: {@code rxe0 (InfiniBand, CA, GUID ...)}.
      *
-     * @param d the d
-     * @return the string
+     * @param d the device
+     * @return the text
      */
     static String describe(RdmaDevice d) {
         return d.name() + " (" + d.transportType().text() + ", " + d.nodeType().text() + ", GUID "

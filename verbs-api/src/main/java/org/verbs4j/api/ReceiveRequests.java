@@ -39,7 +39,7 @@ public final class ReceiveRequests extends WorkRequests {
      * The flyweight over slot {@code i}: the same object for every call, valid until the next {@code at}.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the receive request
+     * @return the flyweight, pointed at request {@code i} (the same object for every call)
      */
     public ReceiveRequest at(int i) {
         point(flyweight, i);
@@ -49,7 +49,7 @@ public final class ReceiveRequests extends WorkRequests {
     /**
      * Post slots 0..n-1 as one chain from now on.
      *
-     * @param n the count
+     * @param n how many requests to post, 1..capacity
      * @return this request
      */
     public ReceiveRequests count(int n) {
@@ -89,7 +89,7 @@ public final class ReceiveRequests extends WorkRequests {
          * Scatter/gather entry {@code j}: {@code length} bytes at {@code offset} in {@code mr}, checked to lie
          * inside the open region. The checked way to fill an entry.
          *
-         * @param j the j
+         * @param j the entry, 0..{@code maxSge-1}
          * @param mr the memory region
          * @param offset the offset in bytes
          * @param length the length in bytes
@@ -118,7 +118,7 @@ public final class ReceiveRequests extends WorkRequests {
          * Scatter/gather entry {@code j}: {@code length} bytes at the raw address {@code addr} of a region with
          * {@code lkey}. Unchecked (the device checks the key when data arrives). Prefer {@link #sge(int, MemoryRegion, long, int)}.
          *
-         * @param j the j
+         * @param j the entry, 0..{@code maxSge-1}
          * @param addr the native address
          * @param length the length in bytes
          * @param lkey the local key ({@code lkey}) of the memory region
@@ -146,7 +146,7 @@ public final class ReceiveRequests extends WorkRequests {
         /**
          * How many of the entries this request uses.
          *
-         * @param n the count
+         * @param n the number of entries, 0..{@code maxSge}
          * @return this request
          */
         public ReceiveRequest numSge(int n) {

@@ -45,7 +45,7 @@ public final class SendRequests extends WorkRequests {
      * The flyweight over slot {@code i}: the same object for every call, valid until the next {@code at}.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the send request
+     * @return the flyweight, pointed at request {@code i} (the same object for every call)
      */
     public SendRequest at(int i) {
         point(flyweight, i);
@@ -55,7 +55,7 @@ public final class SendRequests extends WorkRequests {
     /**
      * Post slots 0..n-1 as one chain from now on.
      *
-     * @param n the count
+     * @param n how many requests to post, 1..capacity
      * @return this request
      */
     public SendRequests count(int n) {
@@ -128,7 +128,7 @@ public final class SendRequests extends WorkRequests {
          * Scatter/gather entry {@code j}: {@code length} bytes at {@code offset} in {@code mr}, checked to lie
          * inside the open region. The checked way to fill an entry.
          *
-         * @param j the j
+         * @param j the entry, 0..{@code maxSge-1}
          * @param mr the memory region
          * @param offset the offset in bytes
          * @param length the length in bytes
@@ -159,7 +159,7 @@ public final class SendRequests extends WorkRequests {
          * copies from {@code addr} at post time, and an address that is not readable memory then crashes the
          * JVM. Prefer {@link #sge(int, MemoryRegion, long, int)}.
          *
-         * @param j the j
+         * @param j the entry, 0..{@code maxSge-1}
          * @param addr the native address
          * @param length the length in bytes
          * @param lkey the local key ({@code lkey}) of the memory region
@@ -187,7 +187,7 @@ public final class SendRequests extends WorkRequests {
         /**
          * How many of the entries this request uses (0 for a zero-byte send or write with immediate).
          *
-         * @param n the count
+         * @param n the number of entries, 0..{@code maxSge}
          * @return this request
          */
         public SendRequest numSge(int n) {

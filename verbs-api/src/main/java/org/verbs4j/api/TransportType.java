@@ -36,7 +36,7 @@ public enum TransportType {
     }
 
     /**
-     * {@return the constant of native value {@code value}}
+     * {@return the constant of native value {@code value}; {@code UNKNOWN} for a value this version does not know}
      * @param value the native value, as libibverbs returns it
      */
     public static TransportType of(int value) {

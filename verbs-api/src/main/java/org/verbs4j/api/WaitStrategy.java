@@ -21,8 +21,8 @@ public interface WaitStrategy {
      *
      * @param cq the completion queue
      * @param wc the completions to fill, from index 0
-     * @param timeoutNanos the timeout nanos
-     * @return the int that arrived
+     * @param timeoutNanos the longest wait, in nanoseconds
+     * @return how many completions were written to {@code wc}; 0 when the time ran out
      */
     int await(CompletionQueue cq, WorkCompletions wc, long timeoutNanos);
 
@@ -48,10 +48,10 @@ public interface WaitStrategy {
     /**
      * Spin {@code spins} times, yield {@code yields} times, then park from 1 us doubling to {@code maxParkNanos}.
      *
-     * @param spins the spins
-     * @param yields the yields
-     * @param maxParkNanos the max park nanos
-     * @return the wait strategy
+     * @param spins busy polls before yielding
+     * @param yields {@code Thread.yield()} polls before parking
+     * @param maxParkNanos the longest park between polls, in nanoseconds
+     * @return the strategy
      */
     static WaitStrategy backoff(int spins, int yields, long maxParkNanos) {
         return (cq, wc, timeoutNanos) -> {
@@ -90,7 +90,7 @@ public interface WaitStrategy {
      * then sleep in {@code ibv_get_cq_event}. The queue must have a channel, and the channel should serve
      * only queues waited on this way.
      *
-     * @return the wait strategy
+     * @return the strategy
      */
     static WaitStrategy blocking() {
         return blocking(false);
@@ -99,8 +99,8 @@ public interface WaitStrategy {
     /**
      * Like {@link #blocking()}; with {@code solicitedOnly}, wake only for solicited or failed completions.
      *
-     * @param solicitedOnly the solicited only
-     * @return the wait strategy
+     * @param solicitedOnly true: wake only for solicited completions (and errors)
+     * @return the strategy
      */
     static WaitStrategy blocking(boolean solicitedOnly) {
         return (cq, wc, timeoutNanos) -> {

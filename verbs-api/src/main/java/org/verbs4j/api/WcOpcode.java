@@ -64,8 +64,8 @@ public enum WcOpcode {
     /**
      * From the native value; {@code null} for a value this version does not know. Allocation-free.
      *
-     * @param value the value
-     * @return the wc opcode
+     * @param value the native {@code enum ibv_wc_opcode} value
+     * @return the opcode, or null for an unknown value
      */
     public static WcOpcode of(int value) {
         return BY_VALUE.of(value);

@@ -74,8 +74,8 @@ public enum WcStatus {
     /**
      * From the native value; {@code null} for a value this version does not know. Allocation-free.
      *
-     * @param value the value
-     * @return the wc status
+     * @param value the native {@code enum ibv_wc_status} value
+     * @return the status, or null for an unknown value
      */
     public static WcStatus of(int value) {
         return BY_VALUE.of(value);

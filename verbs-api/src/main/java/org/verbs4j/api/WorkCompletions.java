@@ -46,7 +46,7 @@ public final class WorkCompletions implements AutoCloseable {
         return new WorkCompletions(capacity);
     }
 
-    /** {@return the capacity ({@code capacity} of {@code struct ibv_wc})} */
+    /** {@return how many completions the array holds: the most one poll returns} */
     public int capacity() {
         return capacity;
     }
@@ -62,7 +62,7 @@ public final class WorkCompletions implements AutoCloseable {
      * not freed until {@link #leave()}, which must follow in a {@code finally}, even when {@link #close()}
      * runs on another thread meanwhile. Throws {@link IllegalStateException} when the array is closed.
      *
-     * @return the long
+     * @return the native address of slot 0
      */
     public long enter() {
         if (!guard.tryEnter()) {
@@ -106,7 +106,7 @@ public final class WorkCompletions implements AutoCloseable {
      * The raw status value; {@link #status(int)} maps it.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the int
+     * @return the native {@code status} value
      */
     public int statusValue(int i) {
         return RawMemory.getInt(slot(i) + STATUS_OFFSET);
@@ -124,7 +124,7 @@ public final class WorkCompletions implements AutoCloseable {
      * True for {@link WcStatus#SUCCESS}.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return true as described above
+     * @return true when completion {@code i} succeeded
      */
     public boolean ok(int i) {
         return statusValue(i) == 0;
@@ -134,7 +134,7 @@ public final class WorkCompletions implements AutoCloseable {
      * Only valid for a successful completion (libibverbs leaves it undefined otherwise).
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the wc opcode
+     * @return the opcode, or null for an unknown value
      */
     public WcOpcode opcode(int i) {
         return WcOpcode.of(opcodeValue(i));
@@ -160,7 +160,7 @@ public final class WorkCompletions implements AutoCloseable {
      * Bytes received (receive completions; for UD it includes the 40-byte GRH).
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the int
+     * @return {@code byte_len}
      */
     public int byteLength(int i) {
         return RawMemory.getInt(slot(i) + BYTE_LEN_OFFSET);
@@ -170,7 +170,7 @@ public final class WorkCompletions implements AutoCloseable {
      * Immediate data in host order, valid when {@link #flags(int)} has {@link WcFlags#WITH_IMM}.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the int
+     * @return {@code imm_data}, host order
      */
     public int immData(int i) {
         return Integer.reverseBytes(RawMemory.getInt(slot(i) + IMM_DATA_OFFSET));
@@ -196,7 +196,7 @@ public final class WorkCompletions implements AutoCloseable {
      * The sender's QP number (UD receives).
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the int
+     * @return {@code src_qp}
      */
     public int srcQp(int i) {
         return RawMemory.getInt(slot(i) + SRC_QP_OFFSET);
@@ -206,7 +206,7 @@ public final class WorkCompletions implements AutoCloseable {
      * {@link WcFlags} bits.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the int
+     * @return {@code wc_flags}
      */
     public int flags(int i) {
         return RawMemory.getInt(slot(i) + WC_FLAGS_OFFSET);
@@ -224,7 +224,7 @@ public final class WorkCompletions implements AutoCloseable {
      * The sender's LID (UD on InfiniBand).
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the int
+     * @return {@code slid}
      */
     public int slid(int i) {
         return RawMemory.getUShort(slot(i) + SLID_OFFSET);
@@ -251,8 +251,8 @@ public final class WorkCompletions implements AutoCloseable {
      * filters completions or keeps some for later. Allocation-free.
      *
      * @param i the index, from 0 to the count, exclusive
-     * @param to the to
-     * @param j the j
+     * @param to the array to copy into
+     * @param j the index in {@code to}
      */
     public void copy(int i, WorkCompletions to, int j) {
         RawMemory.copy(slot(i), to.slot(j), WC_SIZE);
@@ -262,7 +262,7 @@ public final class WorkCompletions implements AutoCloseable {
      * One line for logs and assertion messages (allocates).
      *
      * @param i the index, from 0 to the count, exclusive
-     * @return the string
+     * @return the line
      */
     public String toString(int i) {
         WcStatus s = status(i);

@@ -109,7 +109,7 @@ abstract class WorkRequests implements AutoCloseable {
      * not freed until {@link #leave()}, which must follow in a {@code finally}, even when {@link #close()}
      * runs on another thread meanwhile. Throws {@link IllegalStateException} when the array is closed.
      *
-     * @return the long
+     * @return the native address of slot 0
      */
     public final long enter() {
         if (!guard.tryEnter()) {
@@ -131,7 +131,7 @@ abstract class WorkRequests implements AutoCloseable {
      *
      * @param maxWr the most outstanding work requests
      * @param maxSge the most scatter/gather entries per request
-     * @param queue the queue
+     * @param queue the queue the requests go to, for the message
      */
     public final void checkFits(int maxWr, int maxSge, Object queue) {
         if (count > maxWr) {
@@ -155,7 +155,7 @@ abstract class WorkRequests implements AutoCloseable {
      * The slot index of a native request address inside this array (for a failed post's {@code bad_wr}), or -1.
      *
      * @param wrAddress the work request address
-     * @return the int
+     * @return the slot index, or -1 when the address is not in this array
      */
     public final int indexOf(long wrAddress) {
         long off = wrAddress - base;

@@ -29,8 +29,8 @@ public record CmEvent(CmEventType type, int rawType, int status, byte[] privateD
      * An event without UD parameters.
      *
      * @param type the queue pair type
-     * @param rawType the raw type
-     * @param status the status
+     * @param rawType the C value of {@code event}
+     * @param status {@code status}: 0, a negative errno, or the IB CM reject reason
      * @param privateData the private data bytes; null or empty for none
      */
     public CmEvent(CmEventType type, int rawType, int status, byte[] privateData) {

@@ -54,8 +54,8 @@ public enum CmEventType {
     /**
      * The type with this C value, or {@code null}.
      *
-     * @param value the value
-     * @return the cm event type
+     * @param value the native {@code enum rdma_cm_event_type} value
+     * @return the type, or null for an unknown value
      */
     public static CmEventType of(int value) {
         for (CmEventType t : values()) {

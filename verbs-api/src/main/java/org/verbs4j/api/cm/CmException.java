@@ -32,8 +32,8 @@ public class CmException extends VerbsException {
      * A wait that ended with {@code event} (null: timeout or close) and its {@code status}.
      *
      * @param verb the libibverbs or librdmacm call that failed, e.g. {@code ibv_post_send}
-     * @param event the event
-     * @param status the status
+     * @param event the event that came (null when none came)
+     * @param status its status
      * @param detail what was asked, for the message
      * @param hint what to check, for the message; may be null
      */

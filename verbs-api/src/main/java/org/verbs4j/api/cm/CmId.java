@@ -51,14 +51,14 @@ public interface CmId extends AutoCloseable {
      * The next connection request on this listener (a new id, the peer's private data and parameters).
      *
      * @param timeout the longest wait; not null
-     * @return the connection request that arrived
+     * @return the request; accept or reject it
      */
     ConnectionRequest awaitRequest(Duration timeout);
 
     /**
      * {@code rdma_resolve_addr} and wait for ADDR_RESOLVED; binds this id to the device that reaches {@code destination}.
      *
-     * @param destination the destination
+     * @param destination the peer's IP address and port
      * @param timeout the longest wait; not null
      */
     void resolveAddress(InetSocketAddress destination, Duration timeout);
@@ -74,7 +74,7 @@ public interface CmId extends AutoCloseable {
      * The device context librdmacm opened for this id's device (after bind, resolveAddress, or on an
      * id from {@link #awaitRequest}). Owned by the {@link ConnectionManager}: do not close it.
      *
-     * @return the device context
+     * @return the device context the id is bound to
      */
     DeviceContext context();
 
@@ -83,7 +83,7 @@ public interface CmId extends AutoCloseable {
      * {@link PortSpace#UDP} id (other types are refused); {@code pd} must be on {@link #context()}.
      *
      * @param pd the protection domain
-     * @param attributes the attributes
+     * @param attributes the type, CQs and capabilities (the id is the QP's rdma_cm id)
      * @return the new queue pair, which the caller closes
      */
     QueuePair createQueuePair(ProtectionDomain pd, QpInitAttributes attributes);
@@ -99,7 +99,7 @@ public interface CmId extends AutoCloseable {
      * {@link ConnectionParameters#CONNECT_PRIVATE_DATA_MAX} bytes of private data. {@link PortSpace#TCP} ids
      * only: a {@link PortSpace#UDP} id throws {@link IllegalStateException} (use {@link #connectDatagram}).
      *
-     * @param parameters the parameters
+     * @param parameters private data, RDMA READ depths and retry counts
      * @param timeout the longest wait; not null
      * @return the byte[]
      */
@@ -111,7 +111,7 @@ public interface CmId extends AutoCloseable {
      * {@link #createQueuePair} must come first) and up to {@link ConnectionParameters#UD_ACCEPT_PRIVATE_DATA_MAX}
      * bytes of private data.
      *
-     * @param parameters the parameters
+     * @param parameters private data, RDMA READ depths and retry counts
      */
     void accept(ConnectionParameters parameters);
 
@@ -145,7 +145,7 @@ public interface CmId extends AutoCloseable {
      *
      * @param privateData the private data bytes; null or empty for none
      * @param timeout the longest wait; not null
-     * @return the ud parameters
+     * @return where to send datagrams to the peer
      */
     default UdParameters connectDatagram(byte[] privateData, Duration timeout) {
         throw new UnsupportedOperationException(getClass().getName() + " offers only PortSpace.TCP");
@@ -160,7 +160,7 @@ public interface CmId extends AutoCloseable {
      * datagrams: create the queue pair before joining. One join at a time per id; MULTICAST_ERROR or the
      * timeout throw {@link CmException}.
      *
-     * @param group the group
+     * @param group the multicast IP address
      * @param timeout the longest wait; not null
      * @return the new ud parameters, which the caller closes
      */
@@ -171,7 +171,7 @@ public interface CmId extends AutoCloseable {
     /**
      * {@code rdma_leave_multicast}: detaches the queue pair from the group and leaves it.
      *
-     * @param group the group
+     * @param group the multicast IP address
      */
     default void leaveMulticast(java.net.InetAddress group) {
         throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
@@ -195,7 +195,7 @@ public interface CmId extends AutoCloseable {
      * Whether this id got DISCONNECTED: the peer disconnected, its process or host died, or the connection
      * broke. Never blocks: a loop that waits for something from the peer can check it on every turn.
      *
-     * @return true as described above
+     * @return true once DISCONNECTED arrived
      */
     boolean isDisconnected();
 

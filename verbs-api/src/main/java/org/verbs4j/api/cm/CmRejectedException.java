@@ -32,8 +32,8 @@ public class CmRejectedException extends CmException {
      * A reject reported as {@code event} (REJECTED, or UNREACHABLE for a SIDR reject on a UDP id).
      *
      * @param verb the libibverbs or librdmacm call that failed, e.g. {@code ibv_post_send}
-     * @param event the event
-     * @param status the status
+     * @param event the event that came
+     * @param status its status (the IB CM reject reason)
      * @param privateData the private data bytes; null or empty for none
      * @param detail what was asked, for the message
      * @param hint what to check, for the message; may be null

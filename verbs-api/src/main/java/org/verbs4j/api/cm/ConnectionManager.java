@@ -27,7 +27,7 @@ public interface ConnectionManager extends AutoCloseable {
      * {@code rdma_create_id(channel, &id, ctx, ps)}: a new id in this port space. A {@link PortSpace#UDP}
      * id makes UD queue pairs and is connected with {@link CmId#connectDatagram}.
      *
-     * @param portSpace the port space
+     * @param portSpace {@link PortSpace#TCP} for RC, {@link PortSpace#UDP} for UD
      * @return the new cm id, which the caller closes
      */
     default CmId createId(PortSpace portSpace) {

@@ -74,60 +74,60 @@ public final class ConnectionParameters {
     }
 
     /**
-     * Sets the with private data ({@code with_private_data} of {@code struct rdma_conn_param}).
+     * A copy of these parameters with another {@code private_data}.
      *
-     * @param data the with private data
-     * @return this object
+     * @param data the private data for the peer (copied; null for none)
+     * @return the new parameters; this object is unchanged
      */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(data, responderResources, initiatorDepth, retryCount, rnrRetryCount, flowControl);
     }
 
     /**
-     * Sets the with responder resources ({@code with_responder_resources} of {@code struct rdma_conn_param}).
+     * A copy of these parameters with another {@code responder_resources}.
      *
-     * @param n the with responder resources
-     * @return this object
+     * @param n incoming RDMA READs / atomics accepted at once
+     * @return the new parameters; this object is unchanged
      */
     public ConnectionParameters withResponderResources(int n) {
         return new ConnectionParameters(privateData, n, initiatorDepth, retryCount, rnrRetryCount, flowControl);
     }
 
     /**
-     * Sets the with initiator depth ({@code with_initiator_depth} of {@code struct rdma_conn_param}).
+     * A copy of these parameters with another {@code initiator_depth}.
      *
-     * @param n the with initiator depth
-     * @return this object
+     * @param n outgoing RDMA READs / atomics in flight at once
+     * @return the new parameters; this object is unchanged
      */
     public ConnectionParameters withInitiatorDepth(int n) {
         return new ConnectionParameters(privateData, responderResources, n, retryCount, rnrRetryCount, flowControl);
     }
 
     /**
-     * Sets the with retry count ({@code with_retry_count} of {@code struct rdma_conn_param}).
+     * A copy of these parameters with another {@code retry_count}.
      *
-     * @param n the with retry count
-     * @return this object
+     * @param n transport retries, 0..7
+     * @return the new parameters; this object is unchanged
      */
     public ConnectionParameters withRetryCount(int n) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, n, rnrRetryCount, flowControl);
     }
 
     /**
-     * Sets the with RNR retry count ({@code with_rnr_retry_count} of {@code struct rdma_conn_param}).
+     * A copy of these parameters with another {@code rnr_retry_count}.
      *
-     * @param n the with RNR retry count
-     * @return this object
+     * @param n RNR retries, 0..7 (7 = forever)
+     * @return the new parameters; this object is unchanged
      */
     public ConnectionParameters withRnrRetryCount(int n) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retryCount, n, flowControl);
     }
 
     /**
-     * Sets the with flow control ({@code with_flow_control} of {@code struct rdma_conn_param}).
+     * A copy of these parameters with another {@code flow_control}.
      *
-     * @param on the with flow control
-     * @return this object
+     * @param on whether hardware flow control is on
+     * @return the new parameters; this object is unchanged
      */
     public ConnectionParameters withFlowControl(boolean on) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retryCount, rnrRetryCount, on);
