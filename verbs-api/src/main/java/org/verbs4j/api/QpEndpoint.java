@@ -7,6 +7,11 @@ import java.util.Objects;
  * PSN and GID. {@link #toWire()} and {@link #parseWire} use the text {@code ibv_rc_pingpong} and
  * {@code ibv_ud_pingpong} exchange over TCP ({@code "%04x:%06x:%06x:%s"} with the GID as 32 hex digits),
  * so a Java peer can talk to those tools.
+ *
+ * @param lid the LID (InfiniBand; 0 on RoCE and iWARP)
+ * @param qpn the queue pair number (24 bits)
+ * @param psn the first packet sequence number (24 bits)
+ * @param gid the GID ({@link Gid#ZERO} when there is none)
  */
 public record QpEndpoint(int lid, int qpn, int psn, Gid gid) {
 

@@ -15,6 +15,8 @@ public class VerbsException extends RuntimeException {
     private final String hint;
 
     /**
+     * A failed verb, with the hint verbs4j knows for its errno.
+     *
      * @param verb   the native verb that failed, e.g. {@code ibv_modify_qp}
      * @param errno  the errno it returned or set (0 when it gave none)
      * @param detail what was being done, e.g. "RTR, dest_qp_num 0x12" (may be null)

@@ -29,6 +29,8 @@ public abstract class AbstractFabricProvider implements FabricProvider {
     private final String fabric;
 
     /**
+     * A provider with its two names.
+     *
      * @param name   what {@link #name()} returns and {@link Fabrics#named} takes ({@code ib}, {@code roce}, ...)
      * @param fabric the fabric's name for people ({@code InfiniBand}, {@code RoCE}, ...), in {@link #toString()}
      */

@@ -45,7 +45,11 @@ public abstract class AbstractResource implements AutoCloseable {
     /** Set once the native object is destroyed. */
     private volatile boolean closed;
 
-    /** @param parent the object this one was made from (null for a device context) */
+    /**
+     * Registers the new object for leak reports and, when {@code parent} is given, as its child.
+     *
+     * @param parent the object this one was made from (null for a device context)
+     */
     protected AbstractResource(AbstractResource parent) {
         this.parent = parent;
         // complete before the parent knows this object: its refusal message prints its children

@@ -26,24 +26,44 @@ public final class IbvDevinfo {
     private IbvDevinfo() {
     }
 
-    /** A GID line: index, the GID as printed, and the type when the tool printed one. */
+    /**
+     * A GID line: index, the GID as printed, and the type when the tool printed one.
+     *
+     * @param index the GID index
+     * @param gid   the GID as printed
+     * @param type  the GID type as printed ({@code RoCE v2}, ...), or null when the line has none
+     */
     public record GidLine(int index, String gid, String type) {
     }
 
-    /** One port: its number, its "key: value" fields, flag lists and GID lines. */
+    /**
+     * One port: its number, its "key: value" fields, flag lists and GID lines.
+     *
+     * @param number the port number, from 1
+     * @param fields the "key: value" lines, by key
+     * @param flags  the flag lists (e.g. {@code capability_mask}), by key
+     * @param gids   the GID lines, in order
+     */
     public record Port(int number, Map<String, String> fields, Map<String, List<String>> flags, List<GidLine> gids) {
         /**
          * The value printed for {@code key}, or null.
          *
-         * @param key the key
-         * @return the string
+         * @param key the field name, e.g. {@code state}
+         * @return the value as printed, or null when the port has no such field
          */
         public String get(String key) {
             return fields.get(key);
         }
     }
 
-    /** One device ({@code hca_id}). */
+    /**
+     * One device ({@code hca_id}).
+     *
+     * @param name   the device name ({@code hca_id})
+     * @param fields the "key: value" lines of the device block, by key
+     * @param flags  the flag lists of the device block (e.g. {@code device_cap_flags}), by key
+     * @param ports  the ports, in order
+     */
     public record Hca(String name, Map<String, String> fields, Map<String, List<String>> flags, List<Port> ports) {
         /**
          * The value of field {@code key} of the device block, as printed.
