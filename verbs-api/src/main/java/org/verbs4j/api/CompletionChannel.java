@@ -23,9 +23,9 @@ public interface CompletionChannel extends AutoCloseable {
      * Waits for an event ({@code ibv_get_cq_event}) and acknowledges it ({@code ibv_ack_cq_events}).
      * Returns the queue that fired, or {@code null} on timeout. The queue must be armed again to fire again.
      *
-     * @param timeout the longest wait; not null
+     * @param timeout the longest wait, in {@code unit}s
      * @param unit the unit of {@code timeout}
-     * @return the completion queue the event is for
+     * @return the completion queue the event is for, or null when the time ran out
      */
     CompletionQueue awaitEvent(long timeout, TimeUnit unit);
 

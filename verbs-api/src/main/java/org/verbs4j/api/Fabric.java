@@ -34,7 +34,7 @@ public final class Fabric {
      * The fabric of {@code port} of {@code device}, as {@code port}'s attributes describe it.
      *
      * @param device the device the port belongs to
-     * @param port the port number, from 1
+     * @param port   the attributes of the port used
      * @param options the fabric options; null for the defaults
      * @return the port's fabric
      * @throws IllegalStateException    when no fabric provider on the class or module path serves the port

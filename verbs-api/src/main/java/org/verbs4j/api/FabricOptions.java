@@ -66,7 +66,7 @@ public final class FabricOptions {
     /**
      * RoCE: the GID type to pick (default RoCE v2).
      *
-     * @param type the queue pair type
+     * @param type the GID type to pick (RoCE v1 or v2)
      * @return this object
      */
     public FabricOptions gidType(GidType type) {

@@ -82,7 +82,7 @@ public final class Gid {
     /**
      * The GID of an IP address: an IPv6 address as is, an IPv4 address IPv4-mapped.
      *
-     * @param address the native address
+     * @param address an IPv4 or IPv6 address
      * @return the GID of the address (IPv4 as {@code ::ffff:a.b.c.d})
      */
     public static Gid ofAddress(InetAddress address) {

@@ -46,7 +46,7 @@ public enum Mtu {
     /**
      * From a size in bytes (256, 512, 1024, 2048 or 4096), as {@code ibv_rc_pingpong -m} takes it.
      *
-     * @param bytes the size in bytes
+     * @param bytes the MTU in bytes: 256, 512, 1024, 2048 or 4096
      * @return the MTU
      */
     public static Mtu ofBytes(int bytes) {

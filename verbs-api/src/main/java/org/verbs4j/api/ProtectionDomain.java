@@ -25,7 +25,7 @@ public interface ProtectionDomain extends AutoCloseable {
      * {@code address} are the caller's memory for as long as the region object is in use, and memory freed
      * under them crashes the JVM. Prefer the direct-buffer or allocating forms.
      *
-     * @param address the native address
+     * @param address the native address of the first byte to register
      * @param length the length in bytes
      * @return the new memory region, which the caller closes
      * @param access {@link Access} flags
@@ -36,7 +36,7 @@ public interface ProtectionDomain extends AutoCloseable {
      * {@code ibv_reg_mr} over a direct buffer, from its address 0 to its capacity (position and limit are
      * ignored). The region keeps a reference to the buffer, so it cannot be freed while registered.
      *
-     * @param directBuffer a direct buffer; its position to limit is registered
+     * @param directBuffer a direct buffer; all of it, 0 to its capacity, is registered (position and limit do not matter)
      * @param access {@link Access} flags
      * @return the new memory region, which the caller closes
      */

@@ -28,9 +28,9 @@ public record CmEvent(CmEventType type, int rawType, int status, byte[] privateD
     /**
      * An event without UD parameters.
      *
-     * @param type the queue pair type
-     * @param rawType the C value of {@code event}
-     * @param status {@code status}: 0, a negative errno, or the IB CM reject reason
+     * @param type        the event, or null for a value this version does not know
+     * @param rawType     the C value of {@code event}
+     * @param status      {@code status}: 0, a negative errno, or the IB CM reject reason
      * @param privateData the private data bytes; null or empty for none
      */
     public CmEvent(CmEventType type, int rawType, int status, byte[] privateData) {

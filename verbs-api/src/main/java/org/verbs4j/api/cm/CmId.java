@@ -36,7 +36,7 @@ public interface CmId extends AutoCloseable {
     /**
      * {@code rdma_bind_addr}. Port 0 picks one.
      *
-     * @param address the native address
+     * @param address the local IP address and port (port 0: one the system chooses)
      */
     void bind(InetSocketAddress address);
 

@@ -14,8 +14,8 @@ public final class QueryResults {
         /**
          * Sets {@code ibv_qp_attr.sq_draining} of a query result.
          *
-         * @param attributes the attributes
-         * @param draining the draining
+         * @param attributes the query result to mark
+         * @param draining whether the send queue is draining
          */
         void sqDraining(QpAttributes attributes, boolean draining);
     }
@@ -28,7 +28,7 @@ public final class QueryResults {
     /**
      * Called once by {@link QpAttributes}'s static initialiser.
      *
-     * @param s the text
+     * @param s the setters
      */
     public static void register(Setters s) {
         if (setters != null) {
@@ -40,9 +40,9 @@ public final class QueryResults {
     /**
      * Marks a query result as reporting a draining send queue ({@code IBV_QPS_SQD} with drain under way).
      *
-     * @param attributes the attributes
-     * @param draining the draining
-     * @return the QP attributes
+     * @param attributes the query result to mark
+     * @param draining whether the send queue is draining
+     * @return {@code attributes}
      */
     public static QpAttributes sqDraining(QpAttributes attributes, boolean draining) {
         // the instance exists, so QpAttributes is initialised and has registered

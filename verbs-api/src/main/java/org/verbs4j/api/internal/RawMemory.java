@@ -142,7 +142,7 @@ public final class RawMemory {
      * Unsigned byte.
      *
      * @param address the native address
-     * @return the int
+     * @return the byte, zero-extended
      */
     public static int getUByte(long address) {
         return U.getByte(address) & 0xff;
@@ -152,7 +152,7 @@ public final class RawMemory {
      * Unsigned 16-bit value.
      *
      * @param address the native address
-     * @return the int
+     * @return the value, zero-extended
      */
     public static int getUShort(long address) {
         return U.getShort(address) & 0xffff;
@@ -162,7 +162,7 @@ public final class RawMemory {
      * Unsigned 32-bit value.
      *
      * @param address the native address
-     * @return the long
+     * @return the value, zero-extended
      */
     public static long getUInt(long address) {
         return U.getInt(address) & 0xffffffffL;
@@ -202,7 +202,7 @@ public final class RawMemory {
      * Allocates {@code size} bytes ({@code malloc}), zeroed. Free with {@link #free}.
      *
      * @param size the size in bytes
-     * @return the new long, which the caller closes
+     * @return the address of the zeroed memory (at least one byte); free it with {@link #free}
      */
     public static long allocate(long size) {
         long a = U.allocateMemory(Math.max(1, size));
@@ -284,7 +284,7 @@ public final class RawMemory {
      *
      * @param address the native address
      * @param max the most to take
-     * @return the string
+     * @return the string, without the NUL
      */
     public static String getString(long address, int max) {
         int n = 0;
@@ -299,8 +299,8 @@ public final class RawMemory {
     /**
      * The native address of a direct buffer's first byte (ignores its position).
      *
-     * @param directBuffer a direct buffer; its position to limit is registered
-     * @return the long
+     * @param directBuffer a direct buffer
+     * @return the address of byte 0
      */
     public static long addressOf(ByteBuffer directBuffer) {
         if (!directBuffer.isDirect()) {

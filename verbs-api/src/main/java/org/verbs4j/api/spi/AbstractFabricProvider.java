@@ -87,7 +87,7 @@ public abstract class AbstractFabricProvider implements FabricProvider {
     /**
      * Describes GID entries for error messages: "[3] 0000:...:ffff:8cdd:3c0b RoCE v2 (IPv4 140.221.60.11), ...".
      *
-     * @param entries the entries
+     * @param entries the GID entries to describe
      * @return their description, or "none" when there are none
      */
     protected static String describe(List<GidEntry> entries) {
@@ -106,7 +106,7 @@ public abstract class AbstractFabricProvider implements FabricProvider {
      * @param qpn the local QP number
      * @param psn the local initial PSN
      * @param gid the local GID, or null
-     * @return the endpoint
+     * @return the checked endpoint
      * @throws IllegalArgumentException when one does not
      */
     protected static QpEndpoint endpoint(int lid, int qpn, int psn, Gid gid) {

@@ -282,7 +282,7 @@ public abstract class AbstractResource implements AutoCloseable {
      * Closes each of {@code resources}, in order, even when one fails; then throws the first failure (the
      * others added to it as suppressed).
      *
-     * @param resources the resources
+     * @param resources the objects to close
      */
     protected static void closeAll(List<? extends AbstractResource> resources) {
         RuntimeException first = null;

@@ -34,7 +34,7 @@ public final class Backends {
      * The backend in use: the available one named by {@value Rdma#BACKEND_PROPERTY} when set, else the
      * available one with the highest priority; {@code null} when none is available.
      *
-     * @return the verbs backend
+     * @return the backend, or null when none is available
      */
     public static VerbsBackend inUse() {
         String wanted = System.getProperty(Rdma.BACKEND_PROPERTY);

@@ -46,7 +46,7 @@ public final class CloseGuard {
      * Enters a call: true when the guard is open (then {@link #leave()} must follow, in a {@code finally}),
      * false when it is shut (then the caller throws its "closed" exception and does not leave).
      *
-     * @return true as described above
+     * @return true when entered, false when the guard is shut
      */
     public boolean tryEnter() {
         if (!COUNTING) {
@@ -96,7 +96,7 @@ public final class CloseGuard {
      * Logs a warning naming {@code what} when that takes more than two seconds: a call that blocks and was
      * not woken. Call only after {@link #shut()}.
      *
-     * @param what the what
+     * @param what the object the guard protects, for the warning
      */
     public void awaitIdle(Object what) {
         long start = 0;

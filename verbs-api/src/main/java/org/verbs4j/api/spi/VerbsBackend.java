@@ -20,7 +20,7 @@ public interface VerbsBackend {
      * {@code null} when the backend can be used; otherwise why not, in words a user can act on
      * (e.g. "libibverbs.so.1 not found: install libibverbs1 and ibverbs-providers").
      *
-     * @return the string
+     * @return null when usable, otherwise the reason
      */
     String unavailableReason();
 

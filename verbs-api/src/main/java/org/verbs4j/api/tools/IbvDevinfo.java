@@ -152,9 +152,9 @@ public final class IbvDevinfo {
     /**
      * The {@code hca_id} block of {@code name}, or null.
      *
-     * @param hcas the hcas
-     * @param name the name
-     * @return the hca
+     * @param hcas devices from {@link #parse}
+     * @param name the device name ({@code hca_id})
+     * @return the device, or null when none has that name
      */
     public static Hca find(List<Hca> hcas, String name) {
         for (Hca h : hcas) {
@@ -168,8 +168,8 @@ public final class IbvDevinfo {
     /**
      * The number in a value such as {@code "PORT_ACTIVE (4)"} or {@code "1024 (3)"}; -1 when none.
      *
-     * @param value the value
-     * @return the int
+     * @param value the value as printed
+     * @return the number in parentheses, or -1 when there is none
      */
     public static int codeInParens(String value) {
         Matcher m = Pattern.compile("\\((\\d+)\\)\\s*$").matcher(value);
@@ -179,8 +179,8 @@ public final class IbvDevinfo {
     /**
      * Parses a decimal or {@code 0x} hex value as ibv_devinfo prints it.
      *
-     * @param value the value
-     * @return the long
+     * @param value the value as printed, decimal or {@code 0x} hex
+     * @return the number
      */
     public static long number(String value) {
         String v = value.trim();
@@ -197,8 +197,8 @@ public final class IbvDevinfo {
     /**
      * A GUID as printed ({@code 0002:c903:0042:a6e0}) as a number.
      *
-     * @param value the value
-     * @return the long
+     * @param value the GUID as printed, four groups of four hex digits
+     * @return the GUID as a number
      */
     public static long guid(String value) {
         return Long.parseUnsignedLong(value.trim().replace(":", ""), 16);
