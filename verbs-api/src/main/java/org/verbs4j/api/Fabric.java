@@ -49,7 +49,8 @@ public final class Fabric {
     }
 
     /**
-     * The fabric of port {@code port} of an open device ({@code ibv_query_port}, then {@link #of(RdmaDevice, PortAttributes, FabricOptions)}).
+     * The fabric of port {@code port} of an open device ({@code ibv_query_port}, then {@link #of(RdmaDevice,
+     * PortAttributes, FabricOptions)}).
      *
      * @param ctx an open device context
      * @param port the port number, from 1
@@ -60,7 +61,10 @@ public final class Fabric {
         return of(ctx.device(), ctx.queryPort(port), options);
     }
 
-    /** {@return {@code ib}, {@code roce} or {@code iwarp}: the name {@code -Dverbs4j.fabric} and {@link FabricOptions#provider} take} */
+    /**
+     * {@return {@code ib}, {@code roce} or {@code iwarp}: the name {@code -Dverbs4j.fabric} and {@link
+     * FabricOptions#provider} take}
+     */
     public String name() {
         return provider.name();
     }

@@ -140,7 +140,8 @@ public interface MemoryRegion extends AutoCloseable {
     }
 
     /**
-     * Reads 8 bytes, native byte order (plain read: use {@link #getLongVolatile} for memory the NIC writes while you poll).
+     * Reads 8 bytes, native byte order (plain read: use {@link #getLongVolatile} for memory the NIC writes while you
+     * poll).
      *
      * @param offset the offset in the region, in bytes
      * @return the value

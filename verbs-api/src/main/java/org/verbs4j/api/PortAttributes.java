@@ -58,7 +58,9 @@ public record PortAttributes(
         return state == PortState.ACTIVE;
     }
 
-    /** {@return the lane count {@code ibv_devinfo} prints for {@link #activeWidth()} ("4" for 4X), or "invalid width"} */
+    /**
+     * {@return the lane count {@code ibv_devinfo} prints for {@link #activeWidth()} ("4" for 4X), or "invalid width"}
+     */
     public String activeWidthText() {
         switch (activeWidth) {
             case 1: return "1";

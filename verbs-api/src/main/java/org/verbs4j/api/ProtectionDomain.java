@@ -36,7 +36,8 @@ public interface ProtectionDomain extends AutoCloseable {
      * {@code ibv_reg_mr} over a direct buffer, from its address 0 to its capacity (position and limit are
      * ignored). The region keeps a reference to the buffer, so it cannot be freed while registered.
      *
-     * @param directBuffer a direct buffer; all of it, 0 to its capacity, is registered (position and limit do not matter)
+     * @param directBuffer a direct buffer; all of it, 0 to its capacity, is registered (position and limit do not
+     *                     matter)
      * @param access {@link Access} flags
      * @return the new memory region, which the caller closes
      */

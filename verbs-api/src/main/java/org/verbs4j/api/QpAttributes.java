@@ -366,7 +366,9 @@ public final class QpAttributes {
         return rnrRetry;
     }
 
-    /** {@return whether the send queue is draining (state SQD, drain not finished), from a query} Never set by a user. */
+    /**
+     * {@return whether the send queue is draining (state SQD, drain not finished), from a query} Never set by a user.
+     */
     public boolean sqDraining() {
         return sqDraining;
     }

@@ -228,7 +228,9 @@ public final class QpConnector {
         }
     }
 
-    /** {@return what the peer needs to connect to this QP: LID, QP number, first PSN, GID ({@link QpEndpoint#toWire()})} */
+    /**
+     * {@return what the peer needs to connect to this QP: LID, QP number, first PSN, GID ({@link QpEndpoint#toWire()})}
+     */
     public QpEndpoint localEndpoint() {
         return local;
     }

@@ -23,7 +23,8 @@ public final class QpInitAttributes {
     private boolean signalAll;
 
     /**
-     * The attributes of a new queue pair ({@code struct ibv_qp_init_attr}), with one SGE per request and no inline data until set.
+     * The attributes of a new queue pair ({@code struct ibv_qp_init_attr}), with one SGE per request and no inline data
+     * until set.
      *
      * @param type   the transport type; not null
      * @param sendCq the completion queue of the send queue; not null

@@ -28,13 +28,19 @@ public interface RdmaDevice {
     /** {@return the node GUID in host order, as {@code ibv_devices} prints it ({@link #formatGuid})} */
     long guid();
 
-    /** {@return what kind of node the device is: {@link NodeType#CA} for InfiniBand and RoCE, {@link NodeType#RNIC} for iWARP} */
+    /**
+     * {@return what kind of node the device is: {@link NodeType#CA} for InfiniBand and RoCE, {@link NodeType#RNIC} for
+     * iWARP}
+     */
     NodeType nodeType();
 
     /** {@return {@link TransportType#IB} for InfiniBand and RoCE, {@link TransportType#IWARP} for iWARP} */
     TransportType transportType();
 
-    /** {@return the name of the backend that reaches this device, e.g. {@code jnr} (the value of {@code -Dverbs4j.backend})} */
+    /**
+     * {@return the name of the backend that reaches this device, e.g. {@code jnr} (the value of {@code
+     * -Dverbs4j.backend})}
+     */
     String backendName();
 
     /** {@return the device, opened ({@code ibv_open_device}): a new context, which the caller closes} */

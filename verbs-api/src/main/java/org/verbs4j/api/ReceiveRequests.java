@@ -101,7 +101,8 @@ public final class ReceiveRequests extends WorkRequests {
         }
 
         /**
-         * One checked entry: sets entry 0 to {@code length} bytes at {@code offset} in {@code mr}, and {@code num_sge = 1}.
+         * One checked entry: sets entry 0 to {@code length} bytes at {@code offset} in {@code mr}, and {@code num_sge =
+         * 1}.
          *
          * @param mr the memory region
          * @param offset the offset in bytes

@@ -140,7 +140,8 @@ public final class SendRequests extends WorkRequests {
         }
 
         /**
-         * One checked entry: sets entry 0 to {@code length} bytes at {@code offset} in {@code mr}, and {@code num_sge = 1}.
+         * One checked entry: sets entry 0 to {@code length} bytes at {@code offset} in {@code mr}, and {@code num_sge =
+         * 1}.
          *
          * @param mr the memory region
          * @param offset the offset in bytes

@@ -154,7 +154,8 @@ public final class EndpointQueuePair {
      * Registers a direct buffer of yours in the endpoint's protection domain, for the scatter lists of your
      * requests. The endpoint owns the region: it is closed with the endpoint (or earlier by you).
      *
-     * @param directBuffer a direct buffer; all of it, 0 to its capacity, is registered (position and limit do not matter)
+     * @param directBuffer a direct buffer; all of it, 0 to its capacity, is registered (position and limit do not
+     *                     matter)
      * @param access       {@link org.verbs4j.api.Access} flags
      * @return the registered region ({@code ibv_reg_mr})
      * @throws org.verbs4j.api.VerbsException when the registration fails (ENOMEM: see the memlock limit)

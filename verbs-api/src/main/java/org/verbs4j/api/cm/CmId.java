@@ -56,7 +56,8 @@ public interface CmId extends AutoCloseable {
     ConnectionRequest awaitRequest(Duration timeout);
 
     /**
-     * {@code rdma_resolve_addr} and wait for ADDR_RESOLVED; binds this id to the device that reaches {@code destination}.
+     * {@code rdma_resolve_addr} and wait for ADDR_RESOLVED; binds this id to the device that reaches {@code
+     * destination}.
      *
      * @param destination the peer's IP address and port
      * @param timeout the longest wait; not null
@@ -116,7 +117,8 @@ public interface CmId extends AutoCloseable {
     void accept(ConnectionParameters parameters);
 
     /**
-     * Waits for ESTABLISHED after {@link #accept}; on a {@link PortSpace#UDP} id returns at once (SIDR has no third message).
+     * Waits for ESTABLISHED after {@link #accept}; on a {@link PortSpace#UDP} id returns at once (SIDR has no third
+     * message).
      *
      * @param timeout the longest wait; not null
      */
@@ -130,7 +132,10 @@ public interface CmId extends AutoCloseable {
      */
     void reject(byte[] privateData);
 
-    /** {@return this id's port space ({@link PortSpace#TCP} unless created with {@link ConnectionManager#createId(PortSpace)})} */
+    /**
+     * {@return this id's port space ({@link PortSpace#TCP} unless created with {@link
+     * ConnectionManager#createId(PortSpace)})}
+     */
     default PortSpace portSpace() {
         return PortSpace.TCP;
     }

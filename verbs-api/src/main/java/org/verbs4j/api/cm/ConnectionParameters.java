@@ -61,7 +61,10 @@ public final class ConnectionParameters {
         this.flowControl = flowControl;
     }
 
-    /** {@return the defaults: no private data, 1 RDMA read/atomic in each direction, retry 7, RNR retry 7 (infinite), flow control on} */
+    /**
+     * {@return the defaults: no private data, 1 RDMA read/atomic in each direction, retry 7, RNR retry 7 (infinite),
+     * flow control on}
+     */
     public static ConnectionParameters defaults() {
         return new ConnectionParameters(null, 1, 1, 7, 7, true);
     }

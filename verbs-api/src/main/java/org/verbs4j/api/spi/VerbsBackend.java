@@ -24,7 +24,10 @@ public interface VerbsBackend {
      */
     String unavailableReason();
 
-    /** {@return the devices this backend reaches, listed afresh on each call; each one opens itself ({@link RdmaDevice#open()})} */
+    /**
+     * {@return the devices this backend reaches, listed afresh on each call; each one opens itself ({@link
+     * RdmaDevice#open()})}
+     */
     List<RdmaDevice> devices();
 
     /**
