@@ -9,7 +9,7 @@ package org.verbs4j.api;
  * }</pre>
  */
 public final class Access {
-    /** {@code IBV_ACCESS_LOCAL_WRITE}: the local NIC may write the memory (receives, RDMA READ sinks, atomic results). */
+    /** {@code IBV_ACCESS_LOCAL_WRITE}: the local NIC may write the memory (receives, READ sinks, atomic results). */
     public static final int LOCAL_WRITE = 1;
     /** {@code IBV_ACCESS_REMOTE_WRITE}: peers may RDMA WRITE into it (needs {@link #LOCAL_WRITE}). */
     public static final int REMOTE_WRITE = 1 << 1;
