@@ -16,17 +16,23 @@ import java.util.concurrent.TimeUnit;
  */
 public interface CompletionChannel extends AutoCloseable {
 
+    /** {@return the context} */
     DeviceContext context();
 
     /**
      * Waits for an event ({@code ibv_get_cq_event}) and acknowledges it ({@code ibv_ack_cq_events}).
      * Returns the queue that fired, or {@code null} on timeout. The queue must be armed again to fire again.
+     *
+     * @param timeout the longest wait, in {@code unit}s
+     * @param unit the unit of {@code timeout}
+     * @return the completion queue the event is for, or null when the time ran out
      */
     CompletionQueue awaitEvent(long timeout, TimeUnit unit);
 
-    /** The file descriptor, for an event loop. */
+    /** {@return the file descriptor, for an event loop} */
     int fd();
 
+    /** {@return whether closed} */
     boolean isClosed();
 
     /** {@code ibv_destroy_comp_channel}; refused while completion queues use it. */

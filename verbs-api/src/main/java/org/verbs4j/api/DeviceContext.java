@@ -9,16 +9,21 @@ import java.util.List;
  */
 public interface DeviceContext extends AutoCloseable {
 
-    /** The device this context was opened on. */
+    /** {@return the device this context was opened on} */
     RdmaDevice device();
 
-    /** {@code ibv_query_device}. */
+    /** {@return {@code ibv_query_device}} */
     DeviceAttributes queryDevice();
 
-    /** {@code ibv_query_port} for port {@code port} (1-based). */
+    /**
+     * {@code ibv_query_port} for port {@code port} (1-based).
+     *
+     * @param port the port number, from 1
+     * @return the port's attributes ({@code struct ibv_port_attr})
+     */
     PortAttributes queryPort(int port);
 
-    /** Every port, 1..{@code phys_port_cnt}. */
+    /** {@return every port, 1..{@code phys_port_cnt}} */
     default List<PortAttributes> queryPorts() {
         int n = queryDevice().physPortCnt();
         PortAttributes[] ports = new PortAttributes[n];
@@ -28,45 +33,75 @@ public interface DeviceContext extends AutoCloseable {
         return List.of(ports);
     }
 
-    /** {@code ibv_query_gid}: the GID at {@code index} of {@code port}'s table (zero for an empty slot). */
+    /**
+     * {@code ibv_query_gid}: the GID at {@code index} of {@code port}'s table (zero for an empty slot).
+     *
+     * @param port the port number, from 1
+     * @param index the GID index, 0..{@code gid_tbl_len-1}
+     * @return the GID ({@link Gid#ZERO} for an empty slot)
+     */
     Gid queryGid(int port, int index);
 
-    /** {@code ibv_query_gid_ex}: the entry at {@code index}, with its type; throws when the slot is empty. */
+    /**
+     * {@code ibv_query_gid_ex}: the entry at {@code index}, with its type; throws when the slot is empty.
+     *
+     * @param port the port number, from 1
+     * @param index the GID index, 0..{@code gid_tbl_len-1}
+     * @return the entry with its type and net device
+     */
     GidEntry queryGidEntry(int port, int index);
 
-    /** {@code ibv_query_gid_table}: every valid GID of every port, with types. */
+    /** {@return {@code ibv_query_gid_table}: every valid GID of every port, with types} */
     List<GidEntry> queryGidTable();
 
-    /** {@code ibv_query_pkey}: the P_Key at {@code index} of {@code port}'s P_Key table, host order. */
+    /**
+     * {@code ibv_query_pkey}: the P_Key at {@code index} of {@code port}'s P_Key table, host order.
+     *
+     * @param port the port number, from 1
+     * @param index the P_Key index, 0..{@code pkey_tbl_len-1}
+     * @return the P_Key, 16 bits
+     */
     int queryPkey(int port, int index);
 
-    /** {@code ibv_alloc_pd}. */
+    /** {@return {@code ibv_alloc_pd}} */
     ProtectionDomain allocProtectionDomain();
 
-    /** {@code ibv_create_comp_channel}. */
+    /** {@return {@code ibv_create_comp_channel}} */
     CompletionChannel createCompletionChannel();
 
     /**
      * {@code ibv_create_cq} with at least {@code entries} entries; events go to {@code channel} (may be
      * {@code null}) on completion vector {@code compVector} (0..{@link #numCompVectors()}-1).
+     *
+     * @param entries the minimum number of entries ({@code cqe}); the device may give more
+     * @param channel the completion channel; null for none
+     * @param compVector the completion vector (interrupt queue), 0..{@link #numCompVectors()}-1
+     * @return the new completion queue, which the caller closes
      */
     CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector);
 
-    /** {@code ibv_create_cq} without a channel (polling only). */
+    /**
+     * {@code ibv_create_cq} without a channel (polling only).
+     *
+     * @param entries the minimum number of entries; the device may give more
+     * @return the new completion queue, which the caller closes
+     */
     default CompletionQueue createCompletionQueue(int entries) {
         return createCompletionQueue(entries, null, 0);
     }
 
-    /** How many completion vectors (interrupt queues) the device has. */
+    /** {@return how many completion vectors (interrupt queues) the device has} */
     int numCompVectors();
 
     /**
      * Delivers the device's asynchronous events ({@code ibv_get_async_event}, acknowledged after the
      * listener returns) to {@code listener} on a daemon thread; {@code null} stops delivery.
+     *
+     * @param listener the listener, called on the context's event thread; null to stop listening
      */
     void setAsyncEventListener(AsyncEventListener listener);
 
-    /** True once closed. */
+    /** {@return true once closed} */
     boolean isClosed();
 
     /** {@code ibv_close_device}. Harmless when already closed. */

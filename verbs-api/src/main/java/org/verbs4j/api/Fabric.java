@@ -33,6 +33,10 @@ public final class Fabric {
     /**
      * The fabric of {@code port} of {@code device}, as {@code port}'s attributes describe it.
      *
+     * @param device the device the port belongs to
+     * @param port   the attributes of the port used
+     * @param options the fabric options; null for the defaults
+     * @return the port's fabric
      * @throws IllegalStateException    when no fabric provider on the class or module path serves the port
      * @throws IllegalArgumentException when {@code options} or {@code -Dverbs4j.fabric} name a provider that is
      *                                  not there
@@ -44,12 +48,23 @@ public final class Fabric {
         return new Fabric(Fabrics.forPort(device, port, o), port, o);
     }
 
-    /** The fabric of port {@code port} of an open device ({@code ibv_query_port}, then {@link #of(RdmaDevice, PortAttributes, FabricOptions)}). */
+    /**
+     * The fabric of port {@code port} of an open device ({@code ibv_query_port}, then {@link #of(RdmaDevice,
+     * PortAttributes, FabricOptions)}).
+     *
+     * @param ctx an open device context
+     * @param port the port number, from 1
+     * @param options the fabric options; null for the defaults
+     * @return the port's fabric
+     */
     public static Fabric of(DeviceContext ctx, int port, FabricOptions options) {
         return of(ctx.device(), ctx.queryPort(port), options);
     }
 
-    /** {@code ib}, {@code roce} or {@code iwarp}: the name {@code -Dverbs4j.fabric} and {@link FabricOptions#provider} take. */
+    /**
+     * {@return {@code ib}, {@code roce} or {@code iwarp}: the name {@code -Dverbs4j.fabric} and {@link
+     * FabricOptions#provider} take}
+     */
     public String name() {
         return provider.name();
     }
@@ -58,6 +73,7 @@ public final class Fabric {
      * The GID entry this port sends from under the options: on RoCE the one of the asked type and IP family
      * (default the IPv4-mapped RoCE v2 GID) or index; GID 0 on InfiniBand and iWARP.
      *
+     * @return the entry to send from, or null when the fabric does not address by GID
      * @param gidTable the device's GID table ({@link DeviceContext#queryGidTable()})
      * @throws IllegalArgumentException when the options ask for a GID the table does not have (the message
      *                                  lists the valid entries)
@@ -66,17 +82,17 @@ public final class Fabric {
         return provider.sourceGid(port, gidTable, options);
     }
 
-    /** False on iWARP: its queue pairs connect through rdma_cm only ({@link QpConnector} refuses them). */
+    /** {@return false on iWARP: its queue pairs connect through rdma_cm only ({@link QpConnector} refuses them)} */
     public boolean supportsManualConnection() {
         return provider.supportsManualConnection();
     }
 
-    /** False on iWARP: it has no unreliable datagram queue pairs. */
+    /** {@return false on iWARP: it has no unreliable datagram queue pairs} */
     public boolean supportsUnreliableDatagram() {
         return provider.supportsUnreliableDatagram();
     }
 
-    /** False on iWARP: RDMAP has no immediate data, so SEND and RDMA WRITE with immediate are refused. */
+    /** {@return false on iWARP: RDMAP has no immediate data, so SEND and RDMA WRITE with immediate are refused} */
     public boolean supportsImmediateData() {
         return provider.supportsImmediateData();
     }
@@ -84,12 +100,14 @@ public final class Fabric {
     /**
      * Access flags an RDMA READ sink buffer needs besides {@link Access#LOCAL_WRITE}: {@link Access#REMOTE_WRITE}
      * on iWARP (the read response is placed like a write), none elsewhere.
+     *
+     * @return {@link Access} flags to add, 0 for none
      */
     public int readSinkExtraAccess() {
         return provider.readSinkExtraAccess();
     }
 
-    /** True on iWARP: the side that connected must send first (MPA). */
+    /** {@return true on iWARP: the side that connected must send first (MPA)} */
     public boolean activeSideSendsFirst() {
         return provider.activeSideSendsFirst();
     }
@@ -97,6 +115,8 @@ public final class Fabric {
     /**
      * False on iWARP: there is no receiver-not-ready retry, so a send that finds no posted receive breaks the
      * connection; senders need a credit for every receive the peer has posted.
+     *
+     * @return true when the fabric has RNR retry
      */
     public boolean hasRnrRetry() {
         return provider.hasRnrRetry();

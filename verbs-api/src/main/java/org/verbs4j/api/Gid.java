@@ -15,6 +15,7 @@ import java.util.HexFormat;
 public final class Gid {
     /** Size in bytes. */
     public static final int SIZE = 16;
+    /** The all-zero GID: no GID (what a port without one reports, and what {@link QpEndpoint} takes then). */
     public static final Gid ZERO = new Gid(new byte[SIZE]);
 
     private final byte[] raw;
@@ -23,7 +24,12 @@ public final class Gid {
         this.raw = raw;
     }
 
-    /** A GID from its 16 raw bytes (copied). */
+    /**
+     * A GID from its 16 raw bytes (copied).
+     *
+     * @param raw 16 bytes, network order (copied)
+     * @return the GID
+     */
     public static Gid of(byte[] raw) {
         if (raw.length != SIZE) {
             throw new IllegalArgumentException("a GID has 16 bytes, got " + raw.length);
@@ -31,7 +37,13 @@ public final class Gid {
         return new Gid(raw.clone());
     }
 
-    /** A GID from the subnet prefix and interface id, each as a big-endian 64-bit value. */
+    /**
+     * A GID from the subnet prefix and interface id, each as a big-endian 64-bit value.
+     *
+     * @param subnetPrefix the upper 64 bits
+     * @param interfaceId the lower 64 bits
+     * @return the GID
+     */
     public static Gid of(long subnetPrefix, long interfaceId) {
         byte[] b = new byte[SIZE];
         for (int i = 0; i < 8; i++) {
@@ -45,6 +57,9 @@ public final class Gid {
      * Parses {@code xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx:xxxx} (the devinfo form), the 32-hex-digit form
      * {@code ibv_rc_pingpong} sends, or any IPv6 / IPv4 literal (an IPv4 address becomes the
      * IPv4-mapped GID {@code ::ffff:a.b.c.d} that RoCE v2 uses).
+     *
+     * @param text the text form
+     * @return the GID
      */
     public static Gid parse(String text) {
         String t = text.trim();
@@ -64,7 +79,12 @@ public final class Gid {
         throw new IllegalArgumentException("not a GID: '" + text + "'");
     }
 
-    /** The GID of an IP address: an IPv6 address as is, an IPv4 address IPv4-mapped. */
+    /**
+     * The GID of an IP address: an IPv6 address as is, an IPv4 address IPv4-mapped.
+     *
+     * @param address an IPv4 or IPv6 address
+     * @return the GID of the address (IPv4 as {@code ::ffff:a.b.c.d})
+     */
     public static Gid ofAddress(InetAddress address) {
         byte[] a = address.getAddress();
         if (a.length == SIZE) {
@@ -77,22 +97,27 @@ public final class Gid {
         return new Gid(b);
     }
 
-    /** A copy of the 16 bytes. */
+    /** {@return a copy of the 16 bytes} */
     public byte[] raw() {
         return raw.clone();
     }
 
-    /** Byte {@code i} (0..15). */
+    /**
+     * Byte {@code i} (0..15).
+     *
+     * @param i the index, from 0 to the count, exclusive
+     * @return byte {@code i}
+     */
     public byte get(int i) {
         return raw[i];
     }
 
-    /** The first 8 bytes as a big-endian value. */
+    /** {@return the first 8 bytes as a big-endian value} */
     public long subnetPrefix() {
         return longAt(0);
     }
 
-    /** The last 8 bytes as a big-endian value. */
+    /** {@return the last 8 bytes as a big-endian value} */
     public long interfaceId() {
         return longAt(8);
     }
@@ -105,7 +130,7 @@ public final class Gid {
         return v;
     }
 
-    /** True when all 16 bytes are zero. */
+    /** {@return true when all 16 bytes are zero} */
     public boolean isZero() {
         for (byte b : raw) {
             if (b != 0) {
@@ -115,7 +140,7 @@ public final class Gid {
         return true;
     }
 
-    /** True for {@code ::ffff:a.b.c.d}, the GID RoCE v2 derives from an IPv4 address. */
+    /** {@return true for {@code ::ffff:a.b.c.d}, the GID RoCE v2 derives from an IPv4 address} */
     public boolean isIpv4Mapped() {
         for (int i = 0; i < 10; i++) {
             if (raw[i] != 0) {
@@ -125,12 +150,12 @@ public final class Gid {
         return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
     }
 
-    /** True for an IPv6 link-local GID ({@code fe80::/64}), the default GID of IB and RoCE ports. */
+    /** {@return true for an IPv6 link-local GID ({@code fe80::/64}), the default GID of IB and RoCE ports} */
     public boolean isLinkLocal() {
         return raw[0] == (byte) 0xfe && (raw[1] & 0xc0) == 0x80;
     }
 
-    /** The IP address this GID stands for (IPv4 for an IPv4-mapped GID). */
+    /** {@return the IP address this GID stands for (IPv4 for an IPv4-mapped GID)} */
     public InetAddress toInetAddress() {
         try {
             if (isIpv4Mapped()) {
@@ -142,7 +167,7 @@ public final class Gid {
         }
     }
 
-    /** The 32 hex digits without separators (the form {@code ibv_rc_pingpong} exchanges). */
+    /** {@return the 32 hex digits without separators (the form {@code ibv_rc_pingpong} exchanges)} */
     public String toHex() {
         return HexFormat.of().formatHex(raw);
     }

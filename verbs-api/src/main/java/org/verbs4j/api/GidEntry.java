@@ -10,6 +10,15 @@ public final class GidEntry {
     private final GidType type;
     private final int netdevIfindex;
 
+    /**
+     * One entry of a port's GID table ({@code struct ibv_gid_entry}).
+     *
+     * @param port          the port number, from 1
+     * @param index         the index in the port's GID table
+     * @param gid           the GID; not null
+     * @param type          the GID type; not null
+     * @param netdevIfindex the ifindex of the net device the GID belongs to (RoCE), 0 when none
+     */
     public GidEntry(int port, int index, Gid gid, GidType type, int netdevIfindex) {
         this.port = port;
         this.index = index;
@@ -18,25 +27,27 @@ public final class GidEntry {
         this.netdevIfindex = netdevIfindex;
     }
 
-    /** Port number (1-based). */
+    /** {@return port number (1-based)} */
     public int port() {
         return port;
     }
 
-    /** Index in the port's GID table: the {@code sgid_index} / {@code -g} / {@code -x} value. */
+    /** {@return index in the port's GID table: the {@code sgid_index} / {@code -g} / {@code -x} value} */
     public int index() {
         return index;
     }
 
+    /** {@return the GID} */
     public Gid gid() {
         return gid;
     }
 
+    /** {@return the type} */
     public GidType type() {
         return type;
     }
 
-    /** ifindex of the net device the GID belongs to (RoCE), 0 when none. */
+    /** {@return ifindex of the net device the GID belongs to (RoCE), 0 when none} */
     public int netdevIfindex() {
         return netdevIfindex;
     }

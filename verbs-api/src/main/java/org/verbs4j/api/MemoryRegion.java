@@ -19,24 +19,28 @@ import org.verbs4j.api.internal.RawMemory;
  */
 public interface MemoryRegion extends AutoCloseable {
 
+    /** {@return the protection domain ({@code pd} of {@code struct ibv_mr})} */
     ProtectionDomain protectionDomain();
 
-    /** Start address of the registered memory. */
+    /** {@return start address of the registered memory} */
     long address();
 
-    /** Length in bytes. */
+    /** {@return length in bytes} */
     long length();
 
+    /** {@return the lkey ({@code lkey} of {@code struct ibv_mr})} */
     int lkey();
 
+    /** {@return the rkey ({@code rkey} of {@code struct ibv_mr})} */
     int rkey();
 
-    /** The {@link Access} flags it was registered with. */
+    /** {@return the {@link Access} flags it was registered with} */
     int access();
 
-    /** The direct buffer behind the region, or {@code null} when it was registered from a raw address. */
+    /** {@return the direct buffer behind the region, or {@code null} when it was registered from a raw address} */
     ByteBuffer buffer();
 
+    /** {@return whether closed} */
     boolean isClosed();
 
     /** {@code ibv_dereg_mr}; frees the memory when the region allocated it. */
@@ -58,6 +62,16 @@ public interface MemoryRegion extends AutoCloseable {
         return address() + offset;
     }
 
+    /**
+     * Copies {@code length} bytes of {@code src} into the region.
+     *
+     * @param offset    the offset in the region, in bytes
+     * @param src       the bytes
+     * @param srcOffset the first index of {@code src} copied
+     * @param length    how many bytes
+     * @throws IndexOutOfBoundsException when a range is outside the region or the array
+     * @throws IllegalStateException     when the region is closed
+     */
     default void putBytes(long offset, byte[] src, int srcOffset, int length) {
         try {
             RawMemory.copyFromArray(src, srcOffset, length, at(offset, length));
@@ -66,10 +80,27 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * Copies all of {@code src} into the region.
+     *
+     * @param offset the offset in the region, in bytes
+     * @param src    the bytes
+     * @throws IndexOutOfBoundsException when the range is outside the region
+     */
     default void putBytes(long offset, byte[] src) {
         putBytes(offset, src, 0, src.length);
     }
 
+    /**
+     * Copies {@code length} bytes of the region into {@code dst}.
+     *
+     * @param offset    the offset in the region, in bytes
+     * @param dst       the array to fill
+     * @param dstOffset the first index of {@code dst} written
+     * @param length    how many bytes
+     * @throws IndexOutOfBoundsException when a range is outside the region or the array
+     * @throws IllegalStateException     when the region is closed
+     */
     default void getBytes(long offset, byte[] dst, int dstOffset, int length) {
         try {
             RawMemory.copyToArray(at(offset, length), dst, dstOffset, length);
@@ -78,6 +109,14 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * Copies {@code length} bytes of the region into a new array.
+     *
+     * @param offset the offset in the region, in bytes
+     * @param length how many bytes
+     * @return a new array with the bytes
+     * @throws IndexOutOfBoundsException when the range is outside the region
+     */
     default byte[] getBytes(long offset, int length) {
         at(offset, length);
         byte[] b = new byte[length];
@@ -85,6 +124,13 @@ public interface MemoryRegion extends AutoCloseable {
         return b;
     }
 
+    /**
+     * Writes 8 bytes, native (little-endian on x86_64) byte order.
+     *
+     * @param offset the offset in the region, in bytes
+     * @param value  the value
+     * @throws IndexOutOfBoundsException when the 8 bytes are not all inside the region
+     */
     default void putLong(long offset, long value) {
         try {
             RawMemory.putLong(at(offset, 8), value);
@@ -93,6 +139,14 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * Reads 8 bytes, native byte order (plain read: use {@link #getLongVolatile} for memory the NIC writes while you
+     * poll).
+     *
+     * @param offset the offset in the region, in bytes
+     * @return the value
+     * @throws IndexOutOfBoundsException when the 8 bytes are not all inside the region
+     */
     default long getLong(long offset) {
         try {
             return RawMemory.getLong(at(offset, 8));
@@ -101,7 +155,12 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
-    /** A volatile read: sees what the NIC wrote, for polling on a flag byte as perftest does. */
+    /**
+     * A volatile read: sees what the NIC wrote, for polling on a flag byte as perftest does.
+     *
+     * @param offset the offset in bytes
+     * @return the value read
+     */
     default long getLongVolatile(long offset) {
         try {
             return RawMemory.getLongVolatile(at(offset, 8));
@@ -110,6 +169,13 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * A volatile read of one byte: sees what the NIC wrote, for polling on a flag byte.
+     *
+     * @param offset the offset in the region, in bytes
+     * @return the byte read
+     * @throws IndexOutOfBoundsException when the offset is outside the region
+     */
     default byte getByteVolatile(long offset) {
         try {
             return RawMemory.getByteVolatile(at(offset, 1));
@@ -118,6 +184,13 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * A volatile write of one byte.
+     *
+     * @param offset the offset in the region, in bytes
+     * @param value  the byte
+     * @throws IndexOutOfBoundsException when the offset is outside the region
+     */
     default void putByteVolatile(long offset, byte value) {
         try {
             RawMemory.putByteVolatile(at(offset, 1), value);
@@ -126,6 +199,13 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * Writes 4 bytes, native byte order.
+     *
+     * @param offset the offset in the region, in bytes
+     * @param value  the value
+     * @throws IndexOutOfBoundsException when the 4 bytes are not all inside the region
+     */
     default void putInt(long offset, int value) {
         try {
             RawMemory.putInt(at(offset, 4), value);
@@ -134,6 +214,13 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * Reads 4 bytes, native byte order.
+     *
+     * @param offset the offset in the region, in bytes
+     * @return the value
+     * @throws IndexOutOfBoundsException when the 4 bytes are not all inside the region
+     */
     default int getInt(long offset) {
         try {
             return RawMemory.getInt(at(offset, 4));
@@ -142,6 +229,14 @@ public interface MemoryRegion extends AutoCloseable {
         }
     }
 
+    /**
+     * Sets {@code length} bytes of the region to {@code value} ({@code memset}).
+     *
+     * @param offset the offset in the region, in bytes
+     * @param length how many bytes
+     * @param value  the byte to write
+     * @throws IndexOutOfBoundsException when the range is outside the region
+     */
     default void fill(long offset, long length, byte value) {
         try {
             RawMemory.fill(at(offset, length), length, value);

@@ -8,6 +8,25 @@ package org.verbs4j.api;
  * @param activeWidth   {@code active_width}, the encoded value (1=1X, 2=4X, 4=8X, 8=12X, 16=2X)
  * @param activeSpeed   {@code active_speed}, the encoded value (1=SDR 2.5 Gb/s ... 64=HDR 50 Gb/s per lane)
  * @param maxMsgSize    {@code max_msg_sz}, unsigned
+ * @param portNumber           the port number queried, from 1 (not a field of the struct)
+ * @param state                {@code state}
+ * @param maxMtu               {@code max_mtu}
+ * @param activeMtu            {@code active_mtu}
+ * @param gidTableLength       {@code gid_tbl_len}
+ * @param portCapFlags         {@code port_cap_flags}
+ * @param badPkeyCounter       {@code bad_pkey_cntr}
+ * @param qkeyViolationCounter {@code qkey_viol_cntr}
+ * @param pkeyTableLength      {@code pkey_tbl_len}
+ * @param smLid                {@code sm_lid}
+ * @param lmc                  {@code lmc}
+ * @param maxVlNum             {@code max_vl_num}
+ * @param smSl                 {@code sm_sl}
+ * @param subnetTimeout        {@code subnet_timeout}
+ * @param initTypeReply        {@code init_type_reply}
+ * @param physState            {@code phys_state}, the encoded value (5 = LinkUp)
+ * @param linkLayer            {@code link_layer}
+ * @param flags                {@code flags}
+ * @param portCapFlags2        {@code port_cap_flags2}
  */
 public record PortAttributes(
         int portNumber,
@@ -34,12 +53,14 @@ public record PortAttributes(
         int flags,
         int portCapFlags2) {
 
-    /** True when the port can carry traffic. */
+    /** {@return true when the port can carry traffic} */
     public boolean isActive() {
         return state == PortState.ACTIVE;
     }
 
-    /** The lane count {@code ibv_devinfo} prints for {@link #activeWidth()} ("4" for 4X), or "invalid width". */
+    /**
+     * {@return the lane count {@code ibv_devinfo} prints for {@link #activeWidth()} ("4" for 4X), or "invalid width"}
+     */
     public String activeWidthText() {
         switch (activeWidth) {
             case 1: return "1";
@@ -51,7 +72,7 @@ public record PortAttributes(
         }
     }
 
-    /** The per-lane rate {@code ibv_devinfo} prints for {@link #activeSpeed()}, e.g. "25.0 Gbps". */
+    /** {@return the per-lane rate {@code ibv_devinfo} prints for {@link #activeSpeed()}, e.g. "25.0 Gbps"} */
     public String activeSpeedText() {
         switch (activeSpeed) {
             case 1: return "2.5 Gbps";
@@ -66,7 +87,7 @@ public record PortAttributes(
         }
     }
 
-    /** The physical state text {@code ibv_devinfo} prints (IB transport only). */
+    /** {@return the physical state text {@code ibv_devinfo} prints (IB transport only)} */
     public String physStateText() {
         switch (physState) {
             case 1: return "SLEEP";

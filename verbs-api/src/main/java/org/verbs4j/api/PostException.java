@@ -6,8 +6,17 @@ package org.verbs4j.api;
  */
 public class PostException extends VerbsException {
     private static final long serialVersionUID = 1L;
+    /** The index of the first request not posted; -1 when unknown. */
     private final int failedIndex;
 
+    /**
+     * A post that failed.
+     *
+     * @param verb        {@code ibv_post_send}, {@code ibv_post_recv} or {@code ibv_post_srq_recv}
+     * @param errno       the errno it returned
+     * @param failedIndex the index of the first request not posted ({@code bad_wr}), -1 when the provider did not say
+     * @param detail      what was posted, for the message; may be null
+     */
     public PostException(String verb, int errno, int failedIndex, String detail) {
         super(verb, errno, describe(failedIndex) + (detail == null ? "" : "; " + detail));
         this.failedIndex = failedIndex;
@@ -23,7 +32,7 @@ public class PostException extends VerbsException {
         return "request " + failedIndex + " failed; requests 0.." + (failedIndex - 1) + " were posted";
     }
 
-    /** Index of the first request that was not posted (-1 when the provider did not say). */
+    /** {@return index of the first request that was not posted (-1 when the provider did not say)} */
     public int failedIndex() {
         return failedIndex;
     }

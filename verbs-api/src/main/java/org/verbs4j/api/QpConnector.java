@@ -66,12 +66,24 @@ public final class QpConnector {
     /**
      * Prepares {@code qp} on {@code port} with the defaults (see {@link Builder}) and moves it to INIT: the same
      * as {@code builder(ctx, qp).port(port).options(options).prepare()}.
+     *
+     * @param ctx the open device context of the QP
+     * @param qp the queue pair
+     * @param port the port number, from 1
+     * @param options the fabric options; null for the defaults
+     * @return the connector, with the local endpoint ready to send to the peer
      */
     public static QpConnector prepare(DeviceContext ctx, QueuePair qp, int port, FabricOptions options) {
         return builder(ctx, qp).port(port).options(options).prepare();
     }
 
-    /** A builder for {@code qp}, a queue pair in RESET created in {@code ctx}; port 1 and default options. */
+    /**
+     * A builder for {@code qp}, a queue pair in RESET created in {@code ctx}; port 1 and default options.
+     *
+     * @param ctx the open device context of the QP
+     * @param qp the queue pair
+     * @return a new builder
+     */
     public static Builder builder(DeviceContext ctx, QueuePair qp) {
         return new Builder(ctx, qp);
     }
@@ -92,7 +104,12 @@ public final class QpConnector {
             this.qp = Objects.requireNonNull(qp, "qp");
         }
 
-        /** The port the QP uses (default 1). */
+        /**
+         * The port the QP uses (default 1).
+         *
+         * @param port the port number, from 1
+         * @return this builder
+         */
         public Builder port(int port) {
             if (port < 1 || port > 255) {
                 throw new IllegalArgumentException("port " + port + " is out of range (1..255)");
@@ -101,7 +118,12 @@ public final class QpConnector {
             return this;
         }
 
-        /** The fabric's overridable defaults: GID, path MTU, SL, traffic class, hop limit, timers. */
+        /**
+         * The fabric's overridable defaults: GID, path MTU, SL, traffic class, hop limit, timers.
+         *
+         * @param options the fabric options; null for the defaults
+         * @return this object
+         */
         public Builder options(FabricOptions options) {
             this.options = FabricOptions.orDefaults(options);
             return this;
@@ -111,6 +133,9 @@ public final class QpConnector {
          * The remote access flags ({@link Access}) the QP accepts, RC and UC only; {@code LOCAL_WRITE} is
          * ignored. Default {@link #DEFAULT_RC_ACCESS} / {@link #DEFAULT_UC_ACCESS}. On iWARP an RC QP also gets
          * what an RDMA READ sink needs there.
+         *
+         * @param flags {@link Access} flags remote peers may use
+         * @return this builder
          */
         public Builder access(int flags) {
             if (flags < 0) {
@@ -124,6 +149,9 @@ public final class QpConnector {
          * RC: how many RDMA READs / atomics may be outstanding in each direction ({@code max_rd_atomic} and
          * {@code max_dest_rd_atomic}), default 1; at most what the device
          * allows ({@link DeviceAttributes#maxQpRdAtom()}), or RTR / RTS fails.
+         *
+         * @param depth RDMA READs / atomics in flight in each direction
+         * @return this builder
          */
         public Builder rdAtomic(int depth) {
             if (depth < 0 || depth > 255) {
@@ -133,7 +161,12 @@ public final class QpConnector {
             return this;
         }
 
-        /** The first send PSN (24 bits), default random. */
+        /**
+         * The first send PSN (24 bits), default random.
+         *
+         * @param psn the packet sequence number (24 bits)
+         * @return this builder
+         */
         public Builder psn(int psn) {
             if (psn < 0 || psn > 0xffffff) {
                 throw new IllegalArgumentException("PSN " + psn + " does not fit in 24 bits");
@@ -142,7 +175,12 @@ public final class QpConnector {
             return this;
         }
 
-        /** UD: the Q_Key of the QP (receives accept datagrams with it), default {@link #DEFAULT_QKEY}. */
+        /**
+         * UD: the Q_Key of the QP (receives accept datagrams with it), default {@link #DEFAULT_QKEY}.
+         *
+         * @param qkey the Q_Key
+         * @return this object
+         */
         public Builder qkey(int qkey) {
             this.qkey = qkey;
             return this;
@@ -151,6 +189,7 @@ public final class QpConnector {
         /**
          * Picks the port's fabric provider, the source GID and the PSN, and moves the QP from RESET to INIT.
          *
+         * @return the connector
          * @throws UnsupportedOperationException when the fabric cannot connect a QP by hand (iWARP) or has no
          *                                       queue pairs of this type
          * @throws IllegalStateException         when the QP is not in RESET, or the port cannot carry traffic
@@ -189,32 +228,34 @@ public final class QpConnector {
         }
     }
 
-    /** What the peer needs to connect to this QP: LID, QP number, first PSN, GID ({@link QpEndpoint#toWire()}). */
+    /**
+     * {@return what the peer needs to connect to this QP: LID, QP number, first PSN, GID ({@link QpEndpoint#toWire()})}
+     */
     public QpEndpoint localEndpoint() {
         return local;
     }
 
-    /** The first send PSN. */
+    /** {@return the first send PSN} */
     public int psn() {
         return psn;
     }
 
-    /** The local GID entry the QP sends from, or {@code null} when the fabric does not address by GID. */
+    /** {@return the local GID entry the QP sends from, or {@code null} when the fabric does not address by GID} */
     public GidEntry sourceGid() {
         return sourceGid;
     }
 
-    /** The path MTU this side can use: the port's active MTU, lowered by {@link FabricOptions#mtu}. */
+    /** {@return the path MTU this side can use: the port's active MTU, lowered by {@link FabricOptions#mtu}} */
     public Mtu pathMtu() {
         return fabric.pathMtu(port, options);
     }
 
-    /** The name of the port's fabric ({@code ib}, {@code roce}). */
+    /** {@return the name of the port's fabric ({@code ib}, {@code roce})} */
     public String fabricName() {
         return fabric.name();
     }
 
-    /** The queue pair this connector moves. */
+    /** {@return the queue pair this connector moves} */
     public QueuePair queuePair() {
         return qp;
     }
@@ -222,6 +263,8 @@ public final class QpConnector {
     /**
      * The INIT attributes {@link Builder#prepare()} used. A QP moved back to RESET (which drops every posted
      * request) returns to INIT with {@code qp.modify(initAttributes())}; the object is reusable.
+     *
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     public QpAttributes initAttributes() {
         return init;
@@ -230,13 +273,20 @@ public final class QpConnector {
     /**
      * {@link #readyToReceive(QpEndpoint, Mtu)} then {@link #readyToSend()}: the QP is in RTS after it.
      *
+     * @param remote the peer's endpoint
      * @return the path MTU of the connection (RC, UC; for UD the port's)
      */
     public Mtu connect(QpEndpoint remote) {
         return connect(remote, null);
     }
 
-    /** As {@link #connect(QpEndpoint)}, with the path MTU lowered to the peer's {@code peerMtu} when smaller. */
+    /**
+     * As {@link #connect(QpEndpoint)}, with the path MTU lowered to the peer's {@code peerMtu} when smaller.
+     *
+     * @param remote the peer's endpoint
+     * @param peerMtu the peer's path MTU; null when it did not say
+     * @return the path MTU the QP was moved with
+     */
     public Mtu connect(QpEndpoint remote, Mtu peerMtu) {
         Mtu mtu = readyToReceive(remote, peerMtu);
         readyToSend();
@@ -248,6 +298,8 @@ public final class QpConnector {
      * ({@link #pathMtu()}, or {@code peerMtu} when smaller, null for unknown); RC also the READ/atomic depth
      * and the minimum RNR timer. UD takes only the state ({@code remote} may be null).
      *
+     * @param remote the peer's endpoint
+     * @param peerMtu the peer's path MTU; null when it did not say
      * @return the path MTU of the connection (RC, UC; for UD the port's)
      */
     public Mtu readyToReceive(QpEndpoint remote, Mtu peerMtu) {
@@ -268,7 +320,12 @@ public final class QpConnector {
         qp.modify(fabric.readyToSendAttributes(qp.type(), psn, rdAtomic, options));
     }
 
-    /** The address vector that reaches {@code remote} from this port (what RTR of RC/UC uses). */
+    /**
+     * The address vector that reaches {@code remote} from this port (what RTR of RC/UC uses).
+     *
+     * @param remote the peer's endpoint
+     * @return a new address vector
+     */
     public AddressVector addressVector(QpEndpoint remote) {
         return fabric.addressVector(port, sourceGid, Objects.requireNonNull(remote, "remote"), options);
     }
@@ -276,6 +333,9 @@ public final class QpConnector {
     /**
      * UD: an address handle for sends to {@code remote}, in the QP's protection domain; the caller closes it.
      * Put it in each send with {@code ud(ah, remote.qpn(), qkey)}.
+     *
+     * @param remote the peer's endpoint
+     * @return a new address handle, which the caller closes
      */
     public AddressHandle addressHandle(QpEndpoint remote) {
         return qp.protectionDomain().createAddressHandle(addressVector(remote));

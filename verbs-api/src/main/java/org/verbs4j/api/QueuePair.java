@@ -11,29 +11,43 @@ package org.verbs4j.api;
  */
 public interface QueuePair extends AutoCloseable {
 
+    /** {@return the protection domain} */
     ProtectionDomain protectionDomain();
 
+    /** {@return the QP number} */
     int qpNumber();
 
+    /** {@return the type} */
     QpType type();
 
+    /** {@return the send CQ} */
     CompletionQueue sendCq();
 
+    /** {@return the recv CQ} */
     CompletionQueue recvCq();
 
-    /** The shared receive queue, or {@code null}. */
+    /** {@return the shared receive queue, or {@code null}} */
     SharedReceiveQueue srq();
 
-    /** What the device gave at creation (it may round requested sizes up). */
+    /** {@return what the device gave at creation (it may round requested sizes up)} */
     QpCapabilities capabilities();
 
-    /** {@code ibv_modify_qp} with the attributes set in {@code attributes} (its mask). */
+    /**
+     * {@code ibv_modify_qp} with the attributes set in {@code attributes} (its mask).
+     *
+     * @param attributes the attributes to change; their mask says which
+     */
     void modify(QpAttributes attributes);
 
-    /** {@code ibv_query_qp} for the attributes in {@code mask} ({@link QpAttrMask}). */
+    /**
+     * {@code ibv_query_qp} for the attributes in {@code mask} ({@link QpAttrMask}).
+     *
+     * @param mask the attribute mask, {@link QpAttrMask} bits
+     * @return the attributes read
+     */
     QpAttributes query(int mask);
 
-    /** The current state, from {@code ibv_query_qp}. */
+    /** {@return the current state, from {@code ibv_query_qp}} */
     default QpState state() {
         return query(QpAttrMask.STATE).state();
     }
@@ -41,12 +55,19 @@ public interface QueuePair extends AutoCloseable {
     /**
      * {@code ibv_post_send} of {@code wrs.count()} chained requests. On failure throws {@link PostException},
      * which says which request failed; the ones before it were posted.
+     *
+     * @param wrs the work requests
      */
     void postSend(SendRequests wrs);
 
-    /** {@code ibv_post_recv} of {@code wrs.count()} chained requests; fails like {@link #postSend}. */
+    /**
+     * {@code ibv_post_recv} of {@code wrs.count()} chained requests; fails like {@link #postSend}.
+     *
+     * @param wrs the work requests
+     */
     void postReceive(ReceiveRequests wrs);
 
+    /** {@return whether closed} */
     boolean isClosed();
 
     /** {@code ibv_destroy_qp}. */

@@ -28,7 +28,7 @@ public final class Rdma {
     private Rdma() {
     }
 
-    /** The name of the backend in use (e.g. {@code jnr}), or {@code null} when none is available. */
+    /** {@return the name of the backend in use (e.g. {@code jnr}), or {@code null} when none is available} */
     public static String backendName() {
         VerbsBackend b = Backends.inUse();
         return b == null ? null : b.name();
@@ -37,18 +37,25 @@ public final class Rdma {
     /**
      * {@code null} when a backend is available; otherwise why none is, in words a user can act on (what
      * each backend on the class path is missing, or that none is there).
+     *
+     * @return null, or why no backend can be used
      */
     public static String unavailableReason() {
         return Backends.inUse() == null ? whyNoBackend() : null;
     }
 
-    /** The RDMA devices of this machine; empty when there are none or no backend can reach them. */
+    /** {@return the RDMA devices of this machine; empty when there are none or no backend can reach them} */
     public static List<RdmaDevice> devices() {
         VerbsBackend b = Backends.inUse();
         return b == null ? List.of() : b.devices();
     }
 
-    /** The device named {@code name}; the exception lists the devices there are, or why there are none. */
+    /**
+     * The device named {@code name}; the exception lists the devices there are, or why there are none.
+     *
+     * @param name the device name, e.g. {@code mlx5_0} or {@code rxe0}
+     * @return the device
+     */
     public static RdmaDevice device(String name) {
         VerbsBackend b = Backends.inUse();
         if (b == null) {
@@ -66,7 +73,12 @@ public final class Rdma {
                         : "devices present: " + all.stream().map(RdmaDevice::name).collect(Collectors.joining(", "))));
     }
 
-    /** Opens the device named {@code name}. */
+    /**
+     * Opens the device named {@code name}.
+     *
+     * @param name the device name, e.g. {@code mlx5_0} or {@code rxe0}
+     * @return the new device context, which the caller closes
+     */
     public static DeviceContext open(String name) {
         return device(name).open();
     }
@@ -74,6 +86,8 @@ public final class Rdma {
     /**
      * A new rdma_cm {@link org.verbs4j.api.cm.ConnectionManager} (one event channel, one event thread)
      * from the backend in use; close it when done.
+     *
+     * @return the org.verbs4j.api.cm.connection manager
      */
     public static org.verbs4j.api.cm.ConnectionManager connectionManager() {
         VerbsBackend b = Backends.inUse();

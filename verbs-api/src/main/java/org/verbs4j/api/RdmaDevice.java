@@ -22,34 +22,44 @@ import java.util.List;
  */
 public interface RdmaDevice {
 
-    /** The kernel name, e.g. {@code mlx5_0}, {@code rxe0}, {@code siw0}. */
+    /** {@return the kernel name, e.g. {@code mlx5_0}, {@code rxe0}, {@code siw0}} */
     String name();
 
-    /** The node GUID in host order, as {@code ibv_devices} prints it ({@link #formatGuid}). */
+    /** {@return the node GUID in host order, as {@code ibv_devices} prints it ({@link #formatGuid})} */
     long guid();
 
-    /** What kind of node the device is: {@link NodeType#CA} for InfiniBand and RoCE, {@link NodeType#RNIC} for iWARP. */
+    /**
+     * {@return what kind of node the device is: {@link NodeType#CA} for InfiniBand and RoCE, {@link NodeType#RNIC} for
+     * iWARP}
+     */
     NodeType nodeType();
 
-    /** {@link TransportType#IB} for InfiniBand and RoCE, {@link TransportType#IWARP} for iWARP. */
+    /** {@return {@link TransportType#IB} for InfiniBand and RoCE, {@link TransportType#IWARP} for iWARP} */
     TransportType transportType();
 
-    /** The name of the backend that reaches this device, e.g. {@code jnr} (the value of {@code -Dverbs4j.backend}). */
+    /**
+     * {@return the name of the backend that reaches this device, e.g. {@code jnr} (the value of {@code
+     * -Dverbs4j.backend})}
+     */
     String backendName();
 
-    /** Opens the device ({@code ibv_open_device}). Close the context when done. */
+    /** {@return the device, opened ({@code ibv_open_device}): a new context, which the caller closes} */
     DeviceContext open();
 
     /**
      * The names of the network interfaces this device's ports send through, e.g. {@code [eth2]} for a
      * RoCE NIC, {@code [ib0]} for an InfiniBand HCA with IPoIB, {@code [fab0]} for {@code rdma link add
      * rxe0 type rxe netdev fab0}. Empty when the device has none the system reports. Read afresh on each call.
+     *
+     * @return the interface names, in port order; empty when there are none
      */
     List<String> netDevices();
 
     /**
      * The IP addresses of {@link #netDevices()}: the addresses an rdma_cm server or an endpoint on this
      * device listens on and a client connects to. IPv4 first, then IPv6; empty when the interfaces have none.
+     *
+     * @return the addresses, IPv4 first
      */
     default List<InetAddress> addresses() {
         List<InetAddress> v4 = new ArrayList<>();
@@ -71,13 +81,23 @@ public interface RdmaDevice {
         return List.copyOf(v4);
     }
 
-    /** A GUID as {@code ibv_devinfo} prints it: {@code 0002:c903:0042:a6e0}. */
+    /**
+     * A GUID as {@code ibv_devinfo} prints it: {@code 0002:c903:0042:a6e0}.
+     *
+     * @param guid the GUID, host order
+     * @return four groups of four hex digits
+     */
     static String formatGuid(long guid) {
         return String.format("%04x:%04x:%04x:%04x", (guid >>> 48) & 0xffff, (guid >>> 32) & 0xffff,
                 (guid >>> 16) & 0xffff, guid & 0xffff);
     }
 
-    /** The text every implementation's {@code toString()} returns: {@code rxe0 (InfiniBand, CA, GUID ...)}. */
+    /**
+     * The text every implementation's {@code toString()} returns: {@code rxe0 (InfiniBand, CA, GUID ...)}.
+     *
+     * @param d the device
+     * @return the text
+     */
     static String describe(RdmaDevice d) {
         return d.name() + " (" + d.transportType().text() + ", " + d.nodeType().text() + ", GUID "
                 + formatGuid(d.guid()) + ")";

@@ -10,6 +10,7 @@ public final class SendFlags {
     public static final int SOLICITED = 1 << 2;
     /** Copy the payload into the work request: the buffer is reusable at once, no lkey needed. */
     public static final int INLINE = 1 << 3;
+    /** {@code IBV_SEND_IP_CSUM}: the device computes the IP and TCP/UDP checksums (where the device offers it). */
     public static final int IP_CSUM = 1 << 4;
 
     private SendFlags() {

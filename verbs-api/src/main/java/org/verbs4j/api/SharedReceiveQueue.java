@@ -7,17 +7,27 @@ package org.verbs4j.api;
  */
 public interface SharedReceiveQueue extends AutoCloseable {
 
+    /** {@return the protection domain} */
     ProtectionDomain protectionDomain();
 
-    /** {@code ibv_post_srq_recv}; no allocation, no lock. */
+    /**
+     * {@code ibv_post_srq_recv}; no allocation, no lock.
+     *
+     * @param wrs the work requests
+     */
     void postReceive(ReceiveRequests wrs);
 
-    /** Arms the limit event ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}). */
+    /**
+     * Arms the limit event ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}).
+     *
+     * @param limit the SRQ limit; above 0 it arms the limit event
+     */
     void armLimit(int limit);
 
-    /** {@code ibv_query_srq}: max WRs, max SGEs, current limit. */
+    /** {@return {@code ibv_query_srq}: max WRs, max SGEs, current limit} */
     SrqAttributes query();
 
+    /** {@return whether closed} */
     boolean isClosed();
 
     /** {@code ibv_destroy_srq}; refused while queue pairs use it. */

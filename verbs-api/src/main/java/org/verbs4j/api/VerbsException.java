@@ -7,11 +7,16 @@ package org.verbs4j.api;
 public class VerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The native verb that failed. */
     private final String verb;
+    /** Its errno, positive; 0 when none. */
     private final int errno;
+    /** What to check; may be null. */
     private final String hint;
 
     /**
+     * A failed verb, with the hint verbs4j knows for its errno.
+     *
      * @param verb   the native verb that failed, e.g. {@code ibv_modify_qp}
      * @param errno  the errno it returned or set (0 when it gave none)
      * @param detail what was being done, e.g. "RTR, dest_qp_num 0x12" (may be null)
@@ -20,6 +25,14 @@ public class VerbsException extends RuntimeException {
         this(verb, errno, detail, Hints.forFailure(verb, Math.abs(errno)));
     }
 
+    /**
+     * A failed verb with a hint of your own.
+     *
+     * @param verb   the native verb that failed, e.g. {@code ibv_modify_qp}
+     * @param errno  the errno it returned or set (0 when it gave none; a negative one is taken as its absolute value)
+     * @param detail what was being done (may be null)
+     * @param hint   what to check (may be null)
+     */
     public VerbsException(String verb, int errno, String detail, String hint) {
         // some providers return errno negated (siw); the meaning is the same
         super(format(verb, Math.abs(errno), detail, hint));
@@ -43,22 +56,22 @@ public class VerbsException extends RuntimeException {
         return sb.toString();
     }
 
-    /** The native verb, e.g. {@code ibv_create_qp}. */
+    /** {@return the native verb, e.g. {@code ibv_create_qp}} */
     public String verb() {
         return verb;
     }
 
-    /** The errno, 0 when none was given. */
+    /** {@return the errno, 0 when none was given} */
     public int errno() {
         return errno;
     }
 
-    /** The symbolic errno name, e.g. {@code EINVAL}. */
+    /** {@return the symbolic errno name, e.g. {@code EINVAL}} */
     public String errnoName() {
         return Errno.name(errno);
     }
 
-    /** What the user should check, or an empty string. */
+    /** {@return what the user should check, or an empty string} */
     public String hint() {
         return hint == null ? "" : hint;
     }

@@ -18,10 +18,15 @@ public interface WaitStrategy {
     /**
      * Polls {@code cq} into {@code wc} until at least one completion arrives, or {@code timeoutNanos}
      * passes (then returns 0). A negative timeout waits forever.
+     *
+     * @param cq the completion queue
+     * @param wc the completions to fill, from index 0
+     * @param timeoutNanos the longest wait, in nanoseconds
+     * @return how many completions were written to {@code wc}; 0 when the time ran out
      */
     int await(CompletionQueue cq, WorkCompletions wc, long timeoutNanos);
 
-    /** Poll in a tight loop with {@link Thread#onSpinWait()}. No allocation. */
+    /** {@return a strategy that polls in a tight loop with {@link Thread#onSpinWait()}} No allocation. */
     static WaitStrategy busySpin() {
         return (cq, wc, timeoutNanos) -> {
             boolean forever = timeoutNanos < 0;
@@ -40,7 +45,14 @@ public interface WaitStrategy {
         };
     }
 
-    /** Spin {@code spins} times, yield {@code yields} times, then park from 1 us doubling to {@code maxParkNanos}. */
+    /**
+     * Spin {@code spins} times, yield {@code yields} times, then park from 1 us doubling to {@code maxParkNanos}.
+     *
+     * @param spins busy polls before yielding
+     * @param yields {@code Thread.yield()} polls before parking
+     * @param maxParkNanos the longest park between polls, in nanoseconds
+     * @return the strategy
+     */
     static WaitStrategy backoff(int spins, int yields, long maxParkNanos) {
         return (cq, wc, timeoutNanos) -> {
             boolean forever = timeoutNanos < 0;
@@ -68,7 +80,7 @@ public interface WaitStrategy {
         };
     }
 
-    /** {@link #backoff(int, int, long)} with 1000 spins, 100 yields and at most 1 ms parks. */
+    /** {@return {@link #backoff(int, int, long)} with 1000 spins, 100 yields and at most 1 ms parks} */
     static WaitStrategy backoff() {
         return backoff(1000, 100, TimeUnit.MILLISECONDS.toNanos(1));
     }
@@ -77,12 +89,19 @@ public interface WaitStrategy {
      * Block on the queue's completion channel: arm, poll once more (a completion may have come in between),
      * then sleep in {@code ibv_get_cq_event}. The queue must have a channel, and the channel should serve
      * only queues waited on this way.
+     *
+     * @return the strategy
      */
     static WaitStrategy blocking() {
         return blocking(false);
     }
 
-    /** Like {@link #blocking()}; with {@code solicitedOnly}, wake only for solicited or failed completions. */
+    /**
+     * Like {@link #blocking()}; with {@code solicitedOnly}, wake only for solicited or failed completions.
+     *
+     * @param solicitedOnly true: wake only for solicited completions (and errors)
+     * @return the strategy
+     */
     static WaitStrategy blocking(boolean solicitedOnly) {
         return (cq, wc, timeoutNanos) -> {
             CompletionChannel channel = cq.channel();

@@ -83,22 +83,22 @@ abstract class WorkRequests implements AutoCloseable {
         count = n;
     }
 
-    /** How many slots a post sends. */
+    /** {@return how many slots a post sends} */
     public final int count() {
         return count;
     }
 
-    /** How many slots the array has. */
+    /** {@return how many slots the array has} */
     public final int capacity() {
         return capacity;
     }
 
-    /** How many scatter/gather entries each slot has room for. */
+    /** {@return how many scatter/gather entries each slot has room for} */
     public final int maxSge() {
         return maxSge;
     }
 
-    /** Native address of slot 0: what backends pass to {@code ibv_post_send} / {@code ibv_post_recv}. */
+    /** {@return native address of slot 0: what backends pass to {@code ibv_post_send} / {@code ibv_post_recv}} */
     public final long address() {
         checkOpen();
         return base;
@@ -108,6 +108,8 @@ abstract class WorkRequests implements AutoCloseable {
      * For backends: enters a post that reads this array and returns the address of slot 0; the memory is
      * not freed until {@link #leave()}, which must follow in a {@code finally}, even when {@link #close()}
      * runs on another thread meanwhile. Throws {@link IllegalStateException} when the array is closed.
+     *
+     * @return the native address of slot 0
      */
     public final long enter() {
         if (!guard.tryEnter()) {
@@ -126,6 +128,10 @@ abstract class WorkRequests implements AutoCloseable {
      * {@code maxWr} (the queue's depth) or a request in it has more than {@code maxSge} entries, naming
      * {@code queue}. A provider may drop what does not fit without an error (siw does): nothing a user posts
      * may be lost silently. Costs two comparisons when the array's shape fits the queue.
+     *
+     * @param maxWr the most outstanding work requests
+     * @param maxSge the most scatter/gather entries per request
+     * @param queue the queue the requests go to, for the message
      */
     public final void checkFits(int maxWr, int maxSge, Object queue) {
         if (count > maxWr) {
@@ -145,7 +151,12 @@ abstract class WorkRequests implements AutoCloseable {
         }
     }
 
-    /** The slot index of a native request address inside this array (for a failed post's {@code bad_wr}), or -1. */
+    /**
+     * The slot index of a native request address inside this array (for a failed post's {@code bad_wr}), or -1.
+     *
+     * @param wrAddress the work request address
+     * @return the slot index, or -1 when the address is not in this array
+     */
     public final int indexOf(long wrAddress) {
         long off = wrAddress - base;
         return off >= 0 && off < (long) capacity * wrSize ? (int) (off / wrSize) : -1;
@@ -264,7 +275,7 @@ abstract class WorkRequests implements AutoCloseable {
             RawMemory.zero(sgeAddress, (long) maxSge * SGE_SIZE);
         }
 
-        /** Native address of this request. */
+        /** {@return native address of this request} */
         public final long address() {
             return address;
         }

@@ -8,10 +8,22 @@ package org.verbs4j.endpoint;
 public class EndpointException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An endpoint failure without a cause.
+     *
+     * @param message what failed and what to check
+     */
     public EndpointException(String message) {
         super(message);
     }
 
+    /**
+     * An endpoint failure caused by another, typically a {@link org.verbs4j.api.VerbsException} with the verb
+     * and errno.
+     *
+     * @param message what failed and what to check
+     * @param cause   the failure underneath
+     */
     public EndpointException(String message, Throwable cause) {
         super(message, cause);
     }

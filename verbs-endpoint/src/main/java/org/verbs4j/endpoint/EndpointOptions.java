@@ -45,11 +45,21 @@ public final class EndpointOptions {
     private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
     private int maxPendingHandshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
 
+    /**
+     * The defaults: rdma_cm, the device of the address, port 1, 16 send and 16 receive slots of 4096 bytes, no
+     * RDMA region, send credits on, a 30 s timeout. Each call returns a new object, changed with the setters.
+     *
+     * @return new options holding the defaults
+     */
     public static EndpointOptions defaults() {
         return new EndpointOptions();
     }
 
-    /** A copy, so that later changes to this instance do not reach an endpoint being built. */
+    /**
+     * A copy, so that later changes to this instance do not reach an endpoint being built.
+     *
+     * @return a new, independent options object with the same values
+     */
     public EndpointOptions copy() {
         EndpointOptions c = new EndpointOptions();
         c.mode = mode;
@@ -70,7 +80,12 @@ public final class EndpointOptions {
         return c;
     }
 
-    /** {@link ConnectionMode#RDMA_CM} (default) or {@link ConnectionMode#MANUAL}. */
+    /**
+     * {@link ConnectionMode#RDMA_CM} (default) or {@link ConnectionMode#MANUAL}.
+     *
+     * @param mode how endpoints connect; not null
+     * @return this options object
+     */
     public EndpointOptions mode(ConnectionMode mode) {
         this.mode = Objects.requireNonNull(mode, "mode");
         return this;
@@ -79,13 +94,22 @@ public final class EndpointOptions {
     /**
      * The RDMA device for {@link ConnectionMode#MANUAL} (default: the first device with an active port). With
      * rdma_cm the device is the one the address belongs to, and a name given here must match it.
+     *
+     * @param name the device name ({@code mlx5_0}, {@code rxe0}, ...), or null for the default
+     * @return this options object
      */
     public EndpointOptions device(String name) {
         this.device = name;
         return this;
     }
 
-    /** The device port (default 1). */
+    /**
+     * The device port (default 1).
+     *
+     * @param port the port number, 1..255
+     * @return this options object
+     * @throws IllegalArgumentException when {@code port} is outside 1..255
+     */
     public EndpointOptions port(int port) {
         if (port < 1 || port > 255) {
             throw new IllegalArgumentException("port must be 1..255, not " + port);
@@ -94,13 +118,24 @@ public final class EndpointOptions {
         return this;
     }
 
-    /** The fabric options: provider, GID index/type, MTU, SL, traffic class, timers. */
+    /**
+     * The fabric options: provider, GID index/type, MTU, SL, traffic class, timers.
+     *
+     * @param fabric the fabric options; not null
+     * @return this options object
+     */
     public EndpointOptions fabric(FabricOptions fabric) {
         this.fabric = Objects.requireNonNull(fabric, "fabric");
         return this;
     }
 
-    /** Bytes of each send and receive slot, the largest message {@link RdmaEndpoint#send} carries (default 4096). */
+    /**
+     * Bytes of each send and receive slot, the largest message {@link RdmaEndpoint#send} carries (default 4096).
+     *
+     * @param bytes the slot size in bytes, at least 1
+     * @return this options object
+     * @throws IllegalArgumentException when {@code bytes} is below 1
+     */
     public EndpointOptions messageSize(int bytes) {
         if (bytes < 1) {
             throw new IllegalArgumentException("messageSize must be at least 1 byte, not " + bytes);
@@ -109,13 +144,25 @@ public final class EndpointOptions {
         return this;
     }
 
-    /** Send slots, and the most sends, writes and reads in flight at once (default 16). */
+    /**
+     * Send slots, and the most sends, writes and reads in flight at once (default 16).
+     *
+     * @param n the number of send slots, at least 1
+     * @return this options object
+     * @throws IllegalArgumentException when {@code n} is below 1
+     */
     public EndpointOptions sendDepth(int n) {
         this.sendDepth = positive("sendDepth", n);
         return this;
     }
 
-    /** Receive slots, all posted at once; with credits also the most messages the peer may have in flight (default 16). */
+    /**
+     * Receive slots, all posted at once; with credits also the most messages the peer may have in flight (default 16).
+     *
+     * @param n the number of receive slots, at least 1
+     * @return this options object
+     * @throws IllegalArgumentException when {@code n} is below 1
+     */
     public EndpointOptions receiveDepth(int n) {
         this.receiveDepth = positive("receiveDepth", n);
         return this;
@@ -126,6 +173,10 @@ public final class EndpointOptions {
      * it can {@link RdmaEndpoint#write} and {@link RdmaEndpoint#read} here; also the local side of this endpoint's
      * writes and reads, viewed as one {@link java.nio.ByteBuffer} ({@link RdmaEndpoint#rdmaRegion}). 0 (default):
      * none.
+     *
+     * @param bytes the region size in bytes, 0..{@link #MAX_REGION_SIZE}
+     * @return this options object
+     * @throws IllegalArgumentException when {@code bytes} is outside that range
      */
     public EndpointOptions rdmaRegionSize(long bytes) {
         if (bytes < 0 || bytes > MAX_REGION_SIZE) {
@@ -136,7 +187,13 @@ public final class EndpointOptions {
         return this;
     }
 
-    /** Inline data the QP should accept (sends up to this size go inline; the device may give more). Default 0. */
+    /**
+     * Inline data the QP should accept (sends up to this size go inline; the device may give more). Default 0.
+     *
+     * @param bytes the inline data size to ask the QP for, in bytes, at least 0
+     * @return this options object
+     * @throws IllegalArgumentException when {@code bytes} is negative
+     */
     public EndpointOptions maxInlineData(int bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("maxInlineData must not be negative: " + bytes);
@@ -145,7 +202,13 @@ public final class EndpointOptions {
         return this;
     }
 
-    /** RDMA READs in flight per direction (initiator depth and responder resources; default 1). */
+    /**
+     * RDMA READs in flight per direction (initiator depth and responder resources; default 1).
+     *
+     * @param n outstanding RDMA READs / atomics, 0..255
+     * @return this options object
+     * @throws IllegalArgumentException when {@code n} is outside 0..255
+     */
     public EndpointOptions rdAtomic(int n) {
         if (n < 0 || n > 255) {
             throw new IllegalArgumentException("rdAtomic must be 0..255, not " + n);
@@ -159,13 +222,22 @@ public final class EndpointOptions {
      * peer's count of posted receives, which it RDMA-writes into this side's credit word. Required on iWARP (no
      * receiver-not-ready retry: a send that meets no receive breaks the connection); on InfiniBand and RoCE it
      * replaces RNR NAKs and their delays. Both sides must agree.
+     *
+     * @param on true for send credits, false for none (both sides alike)
+     * @return this options object
      */
     public EndpointOptions credits(boolean on) {
         this.credits = on;
         return this;
     }
 
-    /** Limit of every wait while connecting, and of {@link RdmaEndpoint#send} waiting for a credit (default 30 s). */
+    /**
+     * Limit of every wait while connecting, and of {@link RdmaEndpoint#send} waiting for a credit (default 30 s).
+     *
+     * @param timeout the limit; positive, not null
+     * @return this options object
+     * @throws IllegalArgumentException when {@code timeout} is zero or negative
+     */
     public EndpointOptions timeout(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative() || timeout.isZero()) {
@@ -178,6 +250,10 @@ public final class EndpointOptions {
     /**
      * Pending connections a listener queues (default 16). With {@link ConnectionMode#MANUAL} also the most
      * endpoints a listener has connected ahead of {@link EndpointServer#accept}.
+     *
+     * @param n the backlog, at least 1
+     * @return this options object
+     * @throws IllegalArgumentException when {@code n} is below 1
      */
     public EndpointOptions backlog(int n) {
         this.backlog = positive("backlog", n);
@@ -190,6 +266,9 @@ public final class EndpointOptions {
      * server's own set-up of the endpoint in between does not count). Default
      * {@link #DEFAULT_HANDSHAKE_TIMEOUT}, at most {@link #MAX_HANDSHAKE_TIMEOUT}. A peer that is silent or slow
      * for longer is dropped with a log line; the other peers' exchanges go on meanwhile.
+     *
+     * @param timeout the limit per part of the exchange; not null
+     * @return this options object
      */
     public EndpointOptions handshakeTimeout(Duration timeout) {
         Objects.requireNonNull(timeout, "handshakeTimeout");
@@ -205,6 +284,10 @@ public final class EndpointOptions {
      * With {@link ConnectionMode#MANUAL}, the most TCP exchanges a listener holds open at once (default
      * {@link #DEFAULT_MAX_PENDING_HANDSHAKES}, 1..{@link #MAX_PENDING_HANDSHAKES}): a connection beyond it is
      * closed at once with a log line, so that half-open connections cannot pile up file descriptors.
+     *
+     * @param n the most exchanges at once, 1..{@link #MAX_PENDING_HANDSHAKES}
+     * @return this options object
+     * @throws IllegalArgumentException when {@code n} is outside that range
      */
     public EndpointOptions maxPendingHandshakes(int n) {
         if (n < 1 || n > MAX_PENDING_HANDSHAKES) {
@@ -241,64 +324,85 @@ public final class EndpointOptions {
         return n;
     }
 
+    /** {@return how endpoints connect} See {@link #mode(ConnectionMode)}. */
     public ConnectionMode mode() {
         return mode;
     }
 
+    /** {@return the device name, or null for the default} See {@link #device(String)}. */
     public String device() {
         return device;
     }
 
+    /** {@return the device port number, 1..255} */
     public int port() {
         return port;
     }
 
+    /** {@return the fabric options} See {@link #fabric(FabricOptions)}. */
     public FabricOptions fabric() {
         return fabric;
     }
 
+    /** {@return the bytes of each send and receive slot} */
     public int messageSize() {
         return messageSize;
     }
 
+    /** {@return the number of send slots, the most send-queue operations in flight} */
     public int sendDepth() {
         return sendDepth;
     }
 
+    /** {@return the number of receive slots} */
     public int receiveDepth() {
         return receiveDepth;
     }
 
+    /** {@return the bytes of this side's RDMA region, 0 for none} */
     public long rdmaRegionSize() {
         return rdmaRegionSize;
     }
 
+    /** {@return the inline data size asked of the QP, in bytes} */
     public int maxInlineData() {
         return maxInlineData;
     }
 
+    /** {@return the RDMA READs / atomics in flight per direction} */
     public int rdAtomic() {
         return rdAtomic;
     }
 
+    /** {@return whether send credits are on} See {@link #credits(boolean)}. */
     public boolean credits() {
         return credits;
     }
 
+    /** {@return the limit of connecting and of waiting for a credit} */
     public Duration timeout() {
         return timeout;
     }
 
+    /** {@return the pending connections a listener queues} */
     public int backlog() {
         return backlog;
     }
 
-    /** See {@link #handshakeTimeout(Duration)}. */
+    /**
+     * See {@link #handshakeTimeout(Duration)}.
+     *
+     * @return the limit per part of a peer's TCP exchange
+     */
     public Duration handshakeTimeout() {
         return handshakeTimeout;
     }
 
-    /** See {@link #maxPendingHandshakes(int)}. */
+    /**
+     * See {@link #maxPendingHandshakes(int)}.
+     *
+     * @return the most TCP exchanges a listener holds open at once
+     */
     public int maxPendingHandshakes() {
         return maxPendingHandshakes;
     }

@@ -57,6 +57,7 @@ public final class EndpointQueuePair {
      * Posts {@code wrs.count()} chained requests of your own, after checking each against the contract above;
      * nothing is posted when one is refused.
      *
+     * @param wrs the chain; its first {@code count()} requests are posted ({@code ibv_post_send})
      * @throws IllegalArgumentException a request that is a send, unsignaled, carries the endpoint's work request
      *                                  id, or has an opcode the endpoint cannot account for
      * @throws IllegalStateException    when the requests do not fit the operations still allowed in flight
@@ -109,7 +110,7 @@ public final class EndpointQueuePair {
         }
     }
 
-    /** Operations that may be posted now: {@link EndpointOptions#sendDepth} less those in flight. */
+    /** {@return the operations that may be posted now: {@link EndpointOptions#sendDepth} less those in flight} */
     public int room() {
         endpoint.checkOpen();
         return sendQueue.room();
@@ -118,6 +119,13 @@ public final class EndpointQueuePair {
     /**
      * Sets {@code r}'s only scatter/gather entry to {@code length} bytes of the endpoint's RDMA region at
      * {@code offset} (bounds-checked); returns {@code r}.
+     *
+     * @param r      the request to fill
+     * @param offset the offset in this side's RDMA region, in bytes
+     * @param length the bytes to send or receive
+     * @return {@code r}
+     * @throws IndexOutOfBoundsException when the range is outside the region
+     * @throws IllegalStateException     when the endpoint has no RDMA region or is closed
      */
     public SendRequests.SendRequest localSge(SendRequests.SendRequest r, long offset, int length) {
         endpoint.checkOpen();
@@ -129,6 +137,12 @@ public final class EndpointQueuePair {
     /**
      * Sets {@code r}'s RDMA target to the peer's RDMA region at {@code offset}, after checking that
      * {@code [offset, offset + length)} lies in it; returns {@code r}.
+     *
+     * @param r      the request to fill
+     * @param offset the offset in the peer's RDMA region, in bytes
+     * @param length the bytes the request reads or writes there
+     * @return {@code r}
+     * @throws IndexOutOfBoundsException when the range is outside the peer's region
      */
     public SendRequests.SendRequest remoteTarget(SendRequests.SendRequest r, long offset, int length) {
         endpoint.checkOpen();
@@ -139,6 +153,12 @@ public final class EndpointQueuePair {
     /**
      * Registers a direct buffer of yours in the endpoint's protection domain, for the scatter lists of your
      * requests. The endpoint owns the region: it is closed with the endpoint (or earlier by you).
+     *
+     * @param directBuffer a direct buffer; all of it, 0 to its capacity, is registered (position and limit do not
+     *                     matter)
+     * @param access       {@link org.verbs4j.api.Access} flags
+     * @return the registered region ({@code ibv_reg_mr})
+     * @throws org.verbs4j.api.VerbsException when the registration fails (ENOMEM: see the memlock limit)
      */
     public MemoryRegion registerMemory(ByteBuffer directBuffer, int access) {
         endpoint.checkOpen();
@@ -147,28 +167,34 @@ public final class EndpointQueuePair {
         return mr;
     }
 
-    /** The queue pair's number (what the peer addresses). */
+    /** {@return the queue pair's number (what the peer addresses)} */
     public int qpNumber() {
         return resources.qp.qpNumber();
     }
 
-    /** {@link QpType#RC}: endpoints are reliable-connected. */
+    /** {@return {@link QpType#RC}: endpoints are reliable-connected} */
     public QpType type() {
         return resources.qp.type();
     }
 
-    /** What the device gave at creation: {@code max_send_wr}, {@code max_inline_data}, ... */
+    /** {@return what the device gave at creation: {@code max_send_wr}, {@code max_inline_data}, ...} */
     public QpCapabilities capabilities() {
         return resources.qp.capabilities();
     }
 
-    /** {@code ibv_query_qp} for the attributes in {@code mask} ({@link org.verbs4j.api.QpAttrMask}). */
+    /**
+     * Queries the queue pair ({@code ibv_query_qp}).
+     *
+     * @param mask the attributes to read, {@link org.verbs4j.api.QpAttrMask} bits
+     * @return the attributes
+     * @throws org.verbs4j.api.VerbsException when the query fails
+     */
     public QpAttributes query(int mask) {
         endpoint.checkOpen();
         return resources.qp.query(mask);
     }
 
-    /** The queue pair's current state (RTS while connected, ERROR once the connection broke). */
+    /** {@return the queue pair's current state (RTS while connected, ERROR once the connection broke)} */
     public QpState state() {
         endpoint.checkOpen();
         return resources.qp.state();

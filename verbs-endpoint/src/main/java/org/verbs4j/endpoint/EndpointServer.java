@@ -68,9 +68,7 @@ public final class EndpointServer implements AutoCloseable {
         LOG.debug("endpoint server listening on {} ({})", address, options.mode());
     }
 
-    /**
-     * The address listened on (with the manual mode and port 0, the port the system chose).
-     */
+    /** {@return the address listened on} With the manual mode and port 0, it has the port the system chose. */
     public InetSocketAddress address() {
         return tcp != null ? tcp.localAddress() : address;
     }
@@ -87,8 +85,11 @@ public final class EndpointServer implements AutoCloseable {
      * stays silent past {@link EndpointOptions#handshakeTimeout}; in both modes a peer beyond
      * {@link EndpointOptions#maxPendingHandshakes} being connected at once.
      *
+     * @param timeout the longest wait; not null
+     * @return the connected endpoint, which the caller closes
      * @throws EndpointException when no peer came in time, or this side failed to connect one (its device, its
      *                           resources: the failure's own exception)
+     * @throws IllegalStateException when the server is closed
      */
     public RdmaEndpoint accept(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
@@ -241,6 +242,7 @@ public final class EndpointServer implements AutoCloseable {
         }
     }
 
+    /** {@return true once {@link #close} ran} */
     public boolean isClosed() {
         return closed;
     }

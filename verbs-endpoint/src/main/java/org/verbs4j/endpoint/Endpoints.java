@@ -46,7 +46,20 @@ public final class Endpoints {
     private Endpoints() {
     }
 
-    /** Connects to an endpoint listening at {@code address} (see {@link #listen}). */
+    /**
+     * Connects to an endpoint listening at {@code address} (see {@link #listen}): with rdma_cm, resolves the
+     * address and route, creates the queue pair and connects ({@code rdma_connect}); with
+     * {@link ConnectionMode#MANUAL}, exchanges the QP addresses over TCP and moves the QP to RTS itself. Blocks
+     * up to {@link EndpointOptions#timeout} for each step.
+     *
+     * @param address the listener's IP address and port
+     * @param options what the endpoint is made of; copied, so later changes do not reach it
+     * @return the connected endpoint, which the caller closes
+     * @throws IllegalArgumentException when the options do not fit together (slot bytes beyond
+     *                                  {@link EndpointOptions#MAX_REGION_SIZE})
+     * @throws EndpointException        when connecting fails or times out, naming the peer and what to check
+     * @throws org.verbs4j.api.VerbsException when a verb fails while making the endpoint's resources
+     */
     public static RdmaEndpoint connect(InetSocketAddress address, EndpointOptions options) {
         Objects.requireNonNull(address, "address");
         EndpointOptions o = Objects.requireNonNull(options, "options").copy();
@@ -54,7 +67,18 @@ public final class Endpoints {
         return o.mode() == ConnectionMode.RDMA_CM ? connectCm(address, o) : connectManual(address, o);
     }
 
-    /** Listens at {@code address}; {@link EndpointServer#accept} gives the connected endpoints. */
+    /**
+     * Listens at {@code address}; {@link EndpointServer#accept} gives the connected endpoints.
+     *
+     * @param address the local IP address and port to listen on (port 0 with {@link ConnectionMode#MANUAL}: one
+     *                the system chooses, see {@link EndpointServer#address})
+     * @param options what each accepted endpoint is made of; copied
+     * @return the listening server, which the caller closes
+     * @throws IllegalArgumentException when the options do not fit together
+     * @throws EndpointException        with {@link ConnectionMode#MANUAL}, when the TCP port cannot be listened on
+     * @throws org.verbs4j.api.cm.CmException with rdma_cm, when {@code rdma_bind_addr} or {@code rdma_listen}
+     *                                  fails (EADDRINUSE, EADDRNOTAVAIL: no RDMA device has that address)
+     */
     public static EndpointServer listen(InetSocketAddress address, EndpointOptions options) {
         Objects.requireNonNull(address, "address");
         EndpointOptions o = Objects.requireNonNull(options, "options").copy();

@@ -28,41 +28,11 @@ import org.verbs4j.api.WorkCompletions;
  * peer.repostReceive((int) wc.wrId(0));               // done with it: the slot goes back, the sender gets a credit
  * }</pre>
  *
- * <h2>Data path</h2>
- * <ul>
- * <li>{@link #send} / {@link #sendWithImmediate}: the {@code length} first bytes of send slot {@code slot}
- * ({@link #sendSlot}) become one message; the work request id of its completion is the slot.</li>
- * <li>{@link #pollReceive}: receive completions; the work request id is the receive slot the message is in,
- * {@link #message} its bytes, {@link WorkCompletions#immData} its immediate data. Give the slot back with
- * {@link #repostReceive} when done with it.</li>
- * <li>{@link #write} / {@link #read} / {@link #writeWithImmediate}: RDMA WRITE from / READ into this side's
- * RDMA region ({@link #rdmaRegion}), at an offset of the peer's region ({@link #remoteRegion}); the work request
- * id is the caller's.</li>
- * <li>{@link #pollSend}: completions of sends, writes and reads, the endpoint's own credit updates taken out.</li>
- * <li>{@link #queuePair}: requests of your own (RDMA with your scatter lists, atomics), posted through the
- * endpoint's accounting.</li>
- * </ul>
- * Every send-queue operation is signaled; at most {@link EndpointOptions#sendDepth} are in flight, and the
- * next one throws until {@link #pollSend} reaped one. Nothing here allocates, locks or creates JNR objects:
- * the work requests are prepared native flyweights and the slot views are made once. One thread at a time
- * may use an endpoint (like a socket).
- *
- * <h2>Immediate data</h2>
- * {@link #sendWithImmediate} and {@link #writeWithImmediate} carry 32 bits besides the data, read with
- * {@link WorkCompletions#immData}; a write with immediate takes one of the peer's receives (and a credit).
- * iWARP has none: there both throw {@link UnsupportedOperationException} before posting.
- *
- * <h2>Send credits</h2>
- * With {@link EndpointOptions#credits} (the default) each side RDMA-writes its running count of posted receives
- * into the peer's credit word after every {@link #repostReceive}, and {@link #send} sends only while the peer
- * has a free receive: no send meets a missing receive (on iWARP that breaks the connection, on InfiniBand and
- * RoCE it costs an RNR retry). {@link #send} spins for a credit up to the endpoint's timeout, or until the peer
- * disconnects; {@link #trySend} returns false at once.
- *
- * <h2>Closing</h2>
- * {@link #close} disconnects, then frees everything the endpoint made, in dependency order. It may run on any
- * thread: a call in progress on another thread ends first (a wait for a credit with "is closed"), and anything
- * used after close throws {@link IllegalStateException}; a slot view kept after close is plain Java memory.
+ * The {@linkplain org.verbs4j.endpoint package overview} lists the data path, send credits and immediate data.
+ * Every send-queue operation is signaled; at most {@link EndpointOptions#sendDepth} are in flight, and the next
+ * one throws until {@link #pollSend} reaped one. Nothing here allocates, locks or creates JNR objects: the work
+ * requests are prepared native flyweights and the slot views are made once. One thread at a time may use an
+ * endpoint (like a socket); {@link #close} may run on any thread.
  */
 public final class RdmaEndpoint implements AutoCloseable {
     /** The work request id of the endpoint's own credit writes; {@link #write} and {@link #read} refuse it. */
@@ -116,14 +86,12 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     // ---- set-up (package-private: Endpoints and EndpointServer drive it) ----
 
-    /** Posts every receive slot; before the peer can send. */
     void postAllReceives() {
         for (int slot = 0; slot < recvSlots.count(); slot++) {
             postReceive(slot);
         }
     }
 
-    /** What this side tells the peer. */
     Handshake localHandshake(int mtu) {
         return new Handshake(credits.enabled(), recvSlots.count(), recvSlots.size(),
                 rdmaMr == null ? 0 : rdmaMr.address(), rdmaMr == null ? 0 : rdmaMr.rkey(),
@@ -143,7 +111,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         credits.target(peer);
     }
 
-    /** The first credit exchange (see {@link Credits#handshake}). */
     void creditHandshake(boolean active) {
         credits.handshake(active);
     }
@@ -153,7 +120,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     /**
      * Sends the first {@code length} bytes of send slot {@code slot} (work request id = slot), inline when the
      * QP takes that much inline. With credits, waits for a credit up to the endpoint's timeout.
-     *
+     * @param slot   the send slot, 0..{@code sendDepth-1}
+     * @param length the message's bytes at the start of the slot, 0..{@code messageSize}
      * @throws IllegalStateException when {@link EndpointOptions#sendDepth} operations are already in flight
      * @throws EndpointException     when no credit arrived in time
      */
@@ -162,8 +130,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * {@link #send} without waiting: false when credits are on and the peer has no free receive.
-     *
+     * {@return {@link #send} without waiting: false, nothing posted, when credits are on and the peer has no
+     * free receive}
+     * @param slot   the send slot, 0..{@code sendDepth-1}
+     * @param length the message's bytes at the start of the slot, 0..{@code messageSize}
      * @throws IllegalStateException when {@link EndpointOptions#sendDepth} operations are already in flight
      */
     public boolean trySend(int slot, int length) {
@@ -173,14 +143,21 @@ public final class RdmaEndpoint implements AutoCloseable {
     /**
      * {@link #send} with 32 bits of immediate data, which the receiver reads from its receive completion
      * ({@link WorkCompletions#immData}).
-     *
+     * @param slot      the send slot, 0..{@code sendDepth-1}
+     * @param length    the message's bytes at the start of the slot, 0..{@code messageSize}
+     * @param immediate the 32 bits the receiver gets
      * @throws UnsupportedOperationException on a fabric without immediate data (iWARP), before anything is posted
      */
     public void sendWithImmediate(int slot, int length, int immediate) {
         postMessage(Opcode.SEND_WITH_IMM, slot, length, immediate, true);
     }
 
-    /** {@link #sendWithImmediate} without waiting: false when credits are on and the peer has no free receive. */
+    /**
+     * {@return {@link #sendWithImmediate} without waiting: false, nothing posted, when there is no credit}
+     * @param slot      the send slot, 0..{@code sendDepth-1}
+     * @param length    the message's bytes at the start of the slot, 0..{@code messageSize}
+     * @param immediate the 32 bits the receiver gets
+     */
     public boolean trySendWithImmediate(int slot, int length, int immediate) {
         return postMessage(Opcode.SEND_WITH_IMM, slot, length, immediate, false);
     }
@@ -216,6 +193,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     /**
      * RDMA WRITE of {@code length} bytes from this side's RDMA region at {@code localOffset} to the peer's
      * region at {@code remoteOffset}. Needs no receive and no credit at the peer.
+     * @param localOffset  the offset in this side's RDMA region
+     * @param length       the bytes to write
+     * @param remoteOffset the offset in the peer's region
+     * @param wrId         the id of its completion ({@link #pollSend}); not {@link #INTERNAL_WR_ID}
      */
     public void write(long localOffset, int length, long remoteOffset, long wrId) {
         rdma(Opcode.RDMA_WRITE, localOffset, length, remoteOffset, 0, wrId);
@@ -225,7 +206,11 @@ public final class RdmaEndpoint implements AutoCloseable {
      * {@link #write} that also tells the peer: the data lands in its region, then one of its receives completes
      * with opcode {@link WcOpcode#RECV_RDMA_WITH_IMM} and {@code immediate}. Takes a credit like a
      * send (and waits for one up to the endpoint's timeout).
-     *
+     * @param localOffset  the offset in this side's RDMA region
+     * @param length       the bytes to write
+     * @param remoteOffset the offset in the peer's region
+     * @param immediate    the 32 bits the peer's receive completion carries
+     * @param wrId         the id of its completion; not {@link #INTERNAL_WR_ID}
      * @throws UnsupportedOperationException on a fabric without immediate data (iWARP), before anything is posted
      */
     public void writeWithImmediate(long localOffset, int length, long remoteOffset, int immediate, long wrId) {
@@ -236,6 +221,10 @@ public final class RdmaEndpoint implements AutoCloseable {
      * RDMA READ of {@code length} bytes of the peer's region at {@code remoteOffset} into this side's RDMA
      * region at {@code localOffset} (registered with the access the fabric needs for a read sink: on iWARP
      * remote write as well).
+     * @param localOffset  the offset in this side's RDMA region the data lands at
+     * @param length       the bytes to read
+     * @param remoteOffset the offset in the peer's region
+     * @param wrId         the id of its completion; not {@link #INTERNAL_WR_ID}
      */
     public void read(long localOffset, int length, long remoteOffset, long wrId) {
         rdma(Opcode.RDMA_READ, localOffset, length, remoteOffset, 0, wrId);
@@ -275,9 +264,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Completions of this endpoint's sends, writes and reads, into {@code wc} (at most its capacity); returns
-     * how many. The endpoint's own credit writes are reaped here and not returned.
-     *
+     * {@return how many completions of this endpoint's sends, writes and reads were put in {@code wc}, from
+     * index 0 and at most its capacity} The endpoint's own credit writes are reaped here and not returned.
+     * @param wc the completions to fill
      * @throws EndpointException when a credit write failed (the connection is then broken)
      */
     public int pollSend(WorkCompletions wc) {
@@ -292,8 +281,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Receive completions into {@code wc}; the work request id is the receive slot ({@link #message} reads it).
-     * Returns how many.
+     * {@return how many receive completions were put in {@code wc}, from index 0} The work request id is the
+     * receive slot ({@link #message} reads it).
+     * @param wc the completions to fill
      */
     public int pollReceive(WorkCompletions wc) {
         enterCall();
@@ -306,7 +296,10 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Posts receive slot {@code slot} again and (with credits) tells the peer. */
+    /**
+     * Posts receive slot {@code slot} again ({@code ibv_post_recv}) and, with credits, tells the peer.
+     * @param slot the receive slot, the {@code wrId} of its completion
+     */
     public void repostReceive(int slot) {
         enterCall();
         try {
@@ -335,6 +328,8 @@ public final class RdmaEndpoint implements AutoCloseable {
      * Put the message there, then {@link #send} its length. The same object for every call (reset each time),
      * so nothing is allocated; do not change it while its send is in flight.
      *
+     * @param slot the send slot, 0..{@code sendDepth-1}
+     * @return the slot's view
      * @throws IndexOutOfBoundsException when {@code slot} is not in {@code 0..sendDepth-1}
      */
     public ByteBuffer sendSlot(int slot) {
@@ -347,6 +342,9 @@ public final class RdmaEndpoint implements AutoCloseable {
      * receive slot, position 0, limit the message's length (0 for an RDMA WRITE with immediate, whose data went
      * to the RDMA region). The same object per slot for every call; read it before {@link #repostReceive}.
      *
+     * @param wc completions from {@link #pollReceive}
+     * @param i  the index of the completion in {@code wc}
+     * @return the slot's view, limited to the message
      * @throws IllegalArgumentException when completion {@code i} failed or is not a receive of this endpoint
      */
     public ByteBuffer message(WorkCompletions wc, int i) {
@@ -355,10 +353,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * The view of this side's RDMA region (position 0, limit and capacity {@link EndpointOptions#rdmaRegionSize}):
-     * what {@link #write} sends from, {@link #read} reads into, and the peer's writes and reads reach. The same
-     * object for every call. Memory the NIC writes changes under Java: read it after the completion (or the
-     * message) that says it arrived.
+     * {@return the view of this side's RDMA region (position 0, limit and capacity
+     * {@link EndpointOptions#rdmaRegionSize})} It is what {@link #write} sends from, {@link #read} reads into, and
+     * the peer's writes and reads reach. The same object for every call. Memory the NIC writes changes under
+     * Java: read it after the completion (or the message) that says it arrived.
      *
      * @throws IllegalStateException when the endpoint has no RDMA region
      */
@@ -368,12 +366,12 @@ public final class RdmaEndpoint implements AutoCloseable {
         return rdmaView.clear();
     }
 
-    /** The peer's RDMA region (length 0 when it has none). */
+    /** {@return the peer's RDMA region (length 0 when it has none)} */
     public RemoteRegion remoteRegion() {
         return remote;
     }
 
-    /** The escape hatch: requests of your own through the endpoint, and the QP's attributes. */
+    /** {@return the escape hatch: requests of your own through the endpoint, and the QP's attributes} */
     public EndpointQueuePair queuePair() {
         checkOpen();
         return queuePair;
@@ -419,52 +417,52 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     // ---- what the endpoint is ----
 
-    /** Sends {@link #send} could post now without waiting (Long.MAX_VALUE without credits). */
+    /** {@return the sends {@link #send} could post now without waiting (Long.MAX_VALUE without credits)} */
     public long sendCredits() {
         return credits.count();
     }
 
-    /** Sends, writes and reads posted whose completion {@link #pollSend} has not returned yet. */
+    /** {@return the sends, writes and reads posted whose completion {@link #pollSend} has not returned yet} */
     public int inFlight() {
         return sendQueue.inFlight();
     }
 
-    /** A copy of the options this endpoint was made with (message size, depths, region size, ...). */
+    /** {@return a copy of the options this endpoint was made with (message size, depths, region size, ...)} */
     public EndpointOptions options() {
         return resources.options.copy();
     }
 
-    /** The peer's receive depth, from the handshake: the most messages it takes before it reposts. */
+    /** {@return the peer's receive depth, from the handshake: the most messages it takes before it reposts} */
     public int peerReceiveDepth() {
         return peerReceiveDepth;
     }
 
-    /** The peer's message size, from the handshake: the largest message it receives. */
+    /** {@return the peer's message size, from the handshake: the largest message it receives} */
     public int peerMessageSize() {
         return peerMessageSize;
     }
 
-    /** The name of the fabric the endpoint runs on: {@code ib}, {@code roce} or {@code iwarp}. */
+    /** {@return the name of the fabric the endpoint runs on: {@code ib}, {@code roce} or {@code iwarp}} */
     public String fabric() {
         return resources.fabric.name();
     }
 
-    /** True when {@link #sendWithImmediate} and {@link #writeWithImmediate} work here (not on iWARP). */
+    /** {@return true when {@link #sendWithImmediate} and {@link #writeWithImmediate} work here (not on iWARP)} */
     public boolean supportsImmediateData() {
         return immediateData;
     }
 
-    /** How the endpoint connected. */
+    /** {@return how the endpoint connected} */
     public ConnectionMode mode() {
         return resources.mode;
     }
 
-    /** The RDMA device the endpoint runs on. */
+    /** {@return the RDMA device the endpoint runs on} */
     public RdmaDevice device() {
         return resources.context.device();
     }
 
-    /** True once {@link #close} ran. */
+    /** {@return true once {@link #close} ran} */
     public boolean isClosed() {
         return closed;
     }
@@ -478,7 +476,9 @@ public final class RdmaEndpoint implements AutoCloseable {
      * Disconnects and frees everything the endpoint made, in dependency order: queue pair (with its rdma_cm id),
      * regions registered through {@link EndpointQueuePair#registerMemory}, completion queues, memory, protection
      * domain, and the device context or connection manager when this endpoint owns it. A failure does not stop
-     * the rest from being freed; the first is thrown, the others suppressed. Closing twice does nothing.
+     * the rest from being freed; the first is thrown, the others suppressed. Closing twice does nothing. Any
+     * thread may close: a call in progress on another thread ends first (a wait for a credit with "is closed"),
+     * then anything used throws {@link IllegalStateException}; a slot view kept is plain Java memory.
      */
     @Override
     public synchronized void close() {

@@ -160,6 +160,9 @@ public final class InfiniBandProvider extends AbstractFabricProvider {
      * The P_Key index for the QP's INIT transition: {@code options.pkeyIndex()}, default 0 (the default
      * partition, 0xffff, on every subnet the SM runs with its default partition file).
      *
+     * @param port    the port the QP uses
+     * @param options the caller's choices; null for the defaults
+     * @return the P_Key index
      * @throws IllegalArgumentException when the index is outside the port's P_Key table
      */
     public int pkeyIndex(PortAttributes port, FabricOptions options) {
@@ -177,6 +180,8 @@ public final class InfiniBandProvider extends AbstractFabricProvider {
      * Refuses a port that cannot carry traffic: not {@code PORT_ACTIVE}, or without a unicast LID. The
      * message names {@code device} when given, says the state and physical state, and what to check.
      *
+     * @param device the port's device, for the message; may be null
+     * @param port   the port's attributes
      * @throws IllegalStateException when the port is not usable
      */
     public void requireUsable(RdmaDevice device, PortAttributes port) {

@@ -168,6 +168,8 @@ public final class RoceProvider extends AbstractFabricProvider {
     /**
      * Refuses a port that is not {@code PORT_ACTIVE}; the message names {@code device} when given.
      *
+     * @param device the port's device, for the message; may be null
+     * @param port   the port's attributes
      * @throws IllegalStateException when the port is down
      */
     public void requireUsable(RdmaDevice device, PortAttributes port) {

@@ -12,11 +12,27 @@ package org.verbs4j.api.cm;
  */
 public record CmEvent(CmEventType type, int rawType, int status, byte[] privateData, UdParameters ud) {
 
+    /**
+     * Keeps {@code privateData} (an empty array for null).
+     *
+     * @param type        the event, or null for a value this version does not know
+     * @param rawType     the C value of {@code event}
+     * @param status      {@code status}: 0, a negative errno, or the IB CM reject reason
+     * @param privateData the private data the event carried; null for none
+     * @param ud          the event's {@code param.ud} on a UDP id, else null
+     */
     public CmEvent {
         privateData = privateData == null ? new byte[0] : privateData;
     }
 
-    /** An event without UD parameters. */
+    /**
+     * An event without UD parameters.
+     *
+     * @param type        the event, or null for a value this version does not know
+     * @param rawType     the C value of {@code event}
+     * @param status      {@code status}: 0, a negative errno, or the IB CM reject reason
+     * @param privateData the private data bytes; null or empty for none
+     */
     public CmEvent(CmEventType type, int rawType, int status, byte[] privateData) {
         this(type, rawType, status, privateData, null);
     }

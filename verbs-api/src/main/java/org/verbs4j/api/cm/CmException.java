@@ -9,17 +9,34 @@ import org.verbs4j.api.VerbsException;
 public class CmException extends VerbsException {
     private static final long serialVersionUID = 1L;
 
+    /** The event that came instead of the expected one; null for a failed call. */
     private final CmEventType event;
+    /** The status of that event. */
     private final int status;
 
-    /** A call that failed with {@code errno}. */
+    /**
+     * A call that failed with {@code errno}.
+     *
+     * @param verb the libibverbs or librdmacm call that failed, e.g. {@code ibv_post_send}
+     * @param errno the errno it returned (see {@link org.verbs4j.api.Errno})
+     * @param detail what was asked, for the message
+     * @param hint what to check, for the message; may be null
+     */
     public CmException(String verb, int errno, String detail, String hint) {
         super(verb, errno, detail, hint);
         this.event = null;
         this.status = 0;
     }
 
-    /** A wait that ended with {@code event} (null: timeout or close) and its {@code status}. */
+    /**
+     * A wait that ended with {@code event} (null: timeout or close) and its {@code status}.
+     *
+     * @param verb the libibverbs or librdmacm call that failed, e.g. {@code ibv_post_send}
+     * @param event the event that came (null when none came)
+     * @param status its status
+     * @param detail what was asked, for the message
+     * @param hint what to check, for the message; may be null
+     */
     public CmException(String verb, CmEventType event, int status, String detail, String hint) {
         super(verb, 0, (event == null ? "" : event.text() + ", status " + status + (detail == null ? "" : ", "))
                 + (detail == null ? "" : detail), hint);
@@ -27,12 +44,12 @@ public class CmException extends VerbsException {
         this.status = status;
     }
 
-    /** The event that ended the wait, or {@code null} (a failed call, a timeout, a close). */
+    /** {@return the event that ended the wait, or {@code null} (a failed call, a timeout, a close)} */
     public CmEventType event() {
         return event;
     }
 
-    /** The event's status (0 when there is no event). */
+    /** {@return the event's status (0 when there is no event)} */
     public int status() {
         return status;
     }

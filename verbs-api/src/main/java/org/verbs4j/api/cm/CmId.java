@@ -33,34 +33,63 @@ import org.verbs4j.api.QueuePair;
  */
 public interface CmId extends AutoCloseable {
 
-    /** {@code rdma_bind_addr}. Port 0 picks one. */
+    /**
+     * {@code rdma_bind_addr}. Port 0 picks one.
+     *
+     * @param address the local IP address and port (port 0: one the system chooses)
+     */
     void bind(InetSocketAddress address);
 
-    /** {@code rdma_listen}. */
+    /**
+     * {@code rdma_listen}.
+     *
+     * @param backlog the most pending connection requests
+     */
     void listen(int backlog);
 
-    /** The next connection request on this listener (a new id, the peer's private data and parameters). */
+    /**
+     * The next connection request on this listener (a new id, the peer's private data and parameters).
+     *
+     * @param timeout the longest wait; not null
+     * @return the request; accept or reject it
+     */
     ConnectionRequest awaitRequest(Duration timeout);
 
-    /** {@code rdma_resolve_addr} and wait for ADDR_RESOLVED; binds this id to the device that reaches {@code destination}. */
+    /**
+     * {@code rdma_resolve_addr} and wait for ADDR_RESOLVED; binds this id to the device that reaches {@code
+     * destination}.
+     *
+     * @param destination the peer's IP address and port
+     * @param timeout the longest wait; not null
+     */
     void resolveAddress(InetSocketAddress destination, Duration timeout);
 
-    /** {@code rdma_resolve_route} and wait for ROUTE_RESOLVED. */
+    /**
+     * {@code rdma_resolve_route} and wait for ROUTE_RESOLVED.
+     *
+     * @param timeout the longest wait; not null
+     */
     void resolveRoute(Duration timeout);
 
     /**
      * The device context librdmacm opened for this id's device (after bind, resolveAddress, or on an
      * id from {@link #awaitRequest}). Owned by the {@link ConnectionManager}: do not close it.
+     *
+     * @return the device context the id is bound to
      */
     DeviceContext context();
 
     /**
      * {@code rdma_create_qp}: a queue pair bound to this id, RC for a {@link PortSpace#TCP} id, UD for a
      * {@link PortSpace#UDP} id (other types are refused); {@code pd} must be on {@link #context()}.
+     *
+     * @param pd the protection domain
+     * @param attributes the type, CQs and capabilities (the id is the QP's rdma_cm id)
+     * @return the new queue pair, which the caller closes
      */
     QueuePair createQueuePair(ProtectionDomain pd, QpInitAttributes attributes);
 
-    /** The queue pair {@link #createQueuePair} made, or {@code null}. */
+    /** {@return the queue pair {@link #createQueuePair} made, or {@code null}} */
     QueuePair queuePair();
 
     /**
@@ -70,6 +99,10 @@ public interface CmId extends AutoCloseable {
      * CONNECT_ERROR, a DISCONNECTED or the timeout throw {@link CmException}. At most
      * {@link ConnectionParameters#CONNECT_PRIVATE_DATA_MAX} bytes of private data. {@link PortSpace#TCP} ids
      * only: a {@link PortSpace#UDP} id throws {@link IllegalStateException} (use {@link #connectDatagram}).
+     *
+     * @param parameters private data, RDMA READ depths and retry counts
+     * @param timeout the longest wait; not null
+     * @return the byte[]
      */
     byte[] connect(ConnectionParameters parameters, Duration timeout);
 
@@ -78,19 +111,31 @@ public interface CmId extends AutoCloseable {
      * {@link PortSpace#UDP} id this sends the SIDR reply with this id's QP number and Q_Key (so
      * {@link #createQueuePair} must come first) and up to {@link ConnectionParameters#UD_ACCEPT_PRIVATE_DATA_MAX}
      * bytes of private data.
+     *
+     * @param parameters private data, RDMA READ depths and retry counts
      */
     void accept(ConnectionParameters parameters);
 
-    /** Waits for ESTABLISHED after {@link #accept}; on a {@link PortSpace#UDP} id returns at once (SIDR has no third message). */
+    /**
+     * Waits for ESTABLISHED after {@link #accept}; on a {@link PortSpace#UDP} id returns at once (SIDR has no third
+     * message).
+     *
+     * @param timeout the longest wait; not null
+     */
     void awaitEstablished(Duration timeout);
 
     /**
      * {@code rdma_reject} on an id from {@link #awaitRequest}, with up to 148 bytes of private data (may be
      * null); on a {@link PortSpace#UDP} id up to {@link ConnectionParameters#UD_ACCEPT_PRIVATE_DATA_MAX}.
+     *
+     * @param privateData the private data bytes; null or empty for none
      */
     void reject(byte[] privateData);
 
-    /** This id's port space ({@link PortSpace#TCP} unless created with {@link ConnectionManager#createId(PortSpace)}). */
+    /**
+     * {@return this id's port space ({@link PortSpace#TCP} unless created with {@link
+     * ConnectionManager#createId(PortSpace)})}
+     */
     default PortSpace portSpace() {
         return PortSpace.TCP;
     }
@@ -102,6 +147,10 @@ public interface CmId extends AutoCloseable {
      * private data. Needs {@link #resolveRoute} first; the queue pair may be made before or after. A reject
      * (the peer's, or nobody listening on that port) throws {@link CmRejectedException} with event
      * UNREACHABLE and the SIDR status; no answer at all, or the timeout, throws {@link CmException}.
+     *
+     * @param privateData the private data bytes; null or empty for none
+     * @param timeout the longest wait; not null
+     * @return where to send datagrams to the peer
      */
     default UdParameters connectDatagram(byte[] privateData, Duration timeout) {
         throw new UnsupportedOperationException(getClass().getName() + " offers only PortSpace.TCP");
@@ -115,12 +164,20 @@ public interface CmId extends AutoCloseable {
      * queue pair, librdmacm attaches it to the group ({@code ibv_attach_mcast}), so it receives the group's
      * datagrams: create the queue pair before joining. One join at a time per id; MULTICAST_ERROR or the
      * timeout throw {@link CmException}.
+     *
+     * @param group the multicast IP address
+     * @param timeout the longest wait; not null
+     * @return the new ud parameters, which the caller closes
      */
     default UdParameters joinMulticast(java.net.InetAddress group, Duration timeout) {
         throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
     }
 
-    /** {@code rdma_leave_multicast}: detaches the queue pair from the group and leaves it. */
+    /**
+     * {@code rdma_leave_multicast}: detaches the queue pair from the group and leaves it.
+     *
+     * @param group the multicast IP address
+     */
     default void leaveMulticast(java.net.InetAddress group) {
         throw new UnsupportedOperationException(getClass().getName() + " offers no multicast");
     }
@@ -132,19 +189,29 @@ public interface CmId extends AutoCloseable {
      */
     void disconnect();
 
-    /** Waits until this id got DISCONNECTED (returns at once when it already has). */
+    /**
+     * Waits until this id got DISCONNECTED (returns at once when it already has).
+     *
+     * @param timeout the longest wait; not null
+     */
     void awaitDisconnected(Duration timeout);
 
     /**
      * Whether this id got DISCONNECTED: the peer disconnected, its process or host died, or the connection
      * broke. Never blocks: a loop that waits for something from the peer can check it on every turn.
+     *
+     * @return true once DISCONNECTED arrived
      */
     boolean isDisconnected();
 
-    /** {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1)}; call before resolveRoute / listen. */
+    /**
+     * {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, 1)}; call before resolveRoute / listen.
+     *
+     * @param tos the IP type of service byte
+     */
     void setTypeOfService(int tos);
 
-    /** Whether {@link #close()} was called. */
+    /** {@return whether {@link #close()} was called} */
     boolean isClosed();
 
     /**

@@ -12,13 +12,32 @@ package org.verbs4j.api.cm;
 public class CmRejectedException extends CmException {
     private static final long serialVersionUID = 1L;
 
+    /** The private data of the reject. */
     private final byte[] privateData;
 
+    /**
+     * A connection the peer (or its CM) rejected.
+     *
+     * @param verb        the call that waited, e.g. {@code rdma_connect}
+     * @param status      the REJECTED event's status (IB CM reject reason; 28 = consumer reject)
+     * @param privateData the reject's private data; null for none
+     * @param detail      what was asked, for the message
+     * @param hint        what to check; may be null
+     */
     public CmRejectedException(String verb, int status, byte[] privateData, String detail, String hint) {
         this(verb, CmEventType.REJECTED, status, privateData, detail, hint);
     }
 
-    /** A reject reported as {@code event} (REJECTED, or UNREACHABLE for a SIDR reject on a UDP id). */
+    /**
+     * A reject reported as {@code event} (REJECTED, or UNREACHABLE for a SIDR reject on a UDP id).
+     *
+     * @param verb the libibverbs or librdmacm call that failed, e.g. {@code ibv_post_send}
+     * @param event the event that came
+     * @param status its status (the IB CM reject reason)
+     * @param privateData the private data bytes; null or empty for none
+     * @param detail what was asked, for the message
+     * @param hint what to check, for the message; may be null
+     */
     public CmRejectedException(String verb, CmEventType event, int status, byte[] privateData, String detail,
             String hint) {
         super(verb, event, status, detail, hint);
@@ -28,6 +47,8 @@ public class CmRejectedException extends CmException {
     /**
      * The reject's private data (on IB/RoCE padded with zeros to 148 bytes, 136 on a UDP id; exact on
      * iWARP).
+     *
+     * @return the byte[]
      */
     public byte[] privateData() {
         return privateData.clone();

@@ -20,12 +20,15 @@ package org.verbs4j.api.cm;
  */
 public interface ConnectionManager extends AutoCloseable {
 
-    /** {@code rdma_create_id(channel, &id, ctx, RDMA_PS_TCP)}: a new id for an RC connection or a listener. */
+    /** {@return {@code rdma_create_id(channel, &id, ctx, RDMA_PS_TCP)}: a new id for an RC connection or a listener} */
     CmId createId();
 
     /**
      * {@code rdma_create_id(channel, &id, ctx, ps)}: a new id in this port space. A {@link PortSpace#UDP}
      * id makes UD queue pairs and is connected with {@link CmId#connectDatagram}.
+     *
+     * @param portSpace {@link PortSpace#TCP} for RC, {@link PortSpace#UDP} for UD
+     * @return the new cm id, which the caller closes
      */
     default CmId createId(PortSpace portSpace) {
         if (portSpace == PortSpace.TCP) {
@@ -34,7 +37,7 @@ public interface ConnectionManager extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getName() + " offers only PortSpace.TCP");
     }
 
-    /** Whether {@link #close()} succeeded. */
+    /** {@return whether {@link #close()} succeeded} */
     boolean isClosed();
 
     /** Closes every id (cascade) and the channel; refused while a context librdmacm opened is in use (see above). */

@@ -18,8 +18,11 @@ import java.util.Arrays;
  * parameters is used there.
  */
 public final class ConnectionParameters {
+    /** The most private data {@code rdma_connect} carries on InfiniBand and RoCE (the IB CM REQ), in bytes. */
     public static final int CONNECT_PRIVATE_DATA_MAX = 56;
+    /** The most private data {@code rdma_accept} carries (the IB CM REP), in bytes. */
     public static final int ACCEPT_PRIVATE_DATA_MAX = 196;
+    /** The most private data {@code rdma_reject} carries (the IB CM REJ), in bytes. */
     public static final int REJECT_PRIVATE_DATA_MAX = 148;
     /** {@link CmId#connectDatagram} on a {@link PortSpace#UDP} id (SIDR REQ). */
     public static final int UD_CONNECT_PRIVATE_DATA_MAX = 180;
@@ -33,6 +36,17 @@ public final class ConnectionParameters {
     private final int rnrRetryCount;
     private final boolean flowControl;
 
+    /**
+     * {@code struct rdma_conn_param} for {@link CmId#connect} and {@link CmId#accept}.
+     *
+     * @param privateData        bytes for the peer (copied; null for none), at most {@link #ACCEPT_PRIVATE_DATA_MAX}
+     * @param responderResources incoming RDMA READs / atomics this side accepts at once ({@code responder_resources})
+     * @param initiatorDepth     outgoing RDMA READs / atomics this side has in flight at once ({@code initiator_depth})
+     * @param retryCount         transport retries, 0..7 ({@code retry_count})
+     * @param rnrRetryCount      RNR retries, 0..7, 7 meaning forever ({@code rnr_retry_count})
+     * @param flowControl        whether the hardware flow control is on ({@code flow_control})
+     * @throws IllegalArgumentException when the private data is too long or a value is out of range
+     */
     public ConnectionParameters(byte[] privateData, int responderResources, int initiatorDepth, int retryCount,
             int rnrRetryCount, boolean flowControl) {
         this.privateData = privateData == null ? new byte[0] : privateData.clone();
@@ -48,9 +62,9 @@ public final class ConnectionParameters {
     }
 
     /**
-     * No private data, 1 RDMA read/atomic in each direction, retry 6, RNR retry 7 (infinite), flow control on.
-     * Retry 6, not 7: Soft-RoCE (rxe) treats a retry count of 7 as "retry forever", so a dead peer would never end in
-     * {@code RETRY_EXC_ERR}.
+     * {@return the defaults: no private data, 1 RDMA read/atomic in each direction, retry 6, RNR retry 7 (infinite),
+     * flow control on} Retry 6, not 7: Soft-RoCE (rxe) treats a retry count of 7 as "retry forever", so a dead peer
+     * would never end in {@code RETRY_EXC_ERR}.
      */
     public static ConnectionParameters defaults() {
         return new ConnectionParameters(null, 1, 1, 6, 7, true);
@@ -63,51 +77,92 @@ public final class ConnectionParameters {
         return v;
     }
 
+    /**
+     * A copy of these parameters with another {@code private_data}.
+     *
+     * @param data the private data for the peer (copied; null for none)
+     * @return the new parameters; this object is unchanged
+     */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(data, responderResources, initiatorDepth, retryCount, rnrRetryCount, flowControl);
     }
 
+    /**
+     * A copy of these parameters with another {@code responder_resources}.
+     *
+     * @param n incoming RDMA READs / atomics accepted at once
+     * @return the new parameters; this object is unchanged
+     */
     public ConnectionParameters withResponderResources(int n) {
         return new ConnectionParameters(privateData, n, initiatorDepth, retryCount, rnrRetryCount, flowControl);
     }
 
+    /**
+     * A copy of these parameters with another {@code initiator_depth}.
+     *
+     * @param n outgoing RDMA READs / atomics in flight at once
+     * @return the new parameters; this object is unchanged
+     */
     public ConnectionParameters withInitiatorDepth(int n) {
         return new ConnectionParameters(privateData, responderResources, n, retryCount, rnrRetryCount, flowControl);
     }
 
+    /**
+     * A copy of these parameters with another {@code retry_count}.
+     *
+     * @param n transport retries, 0..7
+     * @return the new parameters; this object is unchanged
+     */
     public ConnectionParameters withRetryCount(int n) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, n, rnrRetryCount, flowControl);
     }
 
+    /**
+     * A copy of these parameters with another {@code rnr_retry_count}.
+     *
+     * @param n RNR retries, 0..7 (7 = forever)
+     * @return the new parameters; this object is unchanged
+     */
     public ConnectionParameters withRnrRetryCount(int n) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retryCount, n, flowControl);
     }
 
+    /**
+     * A copy of these parameters with another {@code flow_control}.
+     *
+     * @param on whether hardware flow control is on
+     * @return the new parameters; this object is unchanged
+     */
     public ConnectionParameters withFlowControl(boolean on) {
         return new ConnectionParameters(privateData, responderResources, initiatorDepth, retryCount, rnrRetryCount, on);
     }
 
-    /** A copy of the private data (empty, never null). */
+    /** {@return a copy of the private data (empty, never null)} */
     public byte[] privateData() {
         return privateData.clone();
     }
 
+    /** {@return the responder resources ({@code responder_resources} of {@code struct rdma_conn_param})} */
     public int responderResources() {
         return responderResources;
     }
 
+    /** {@return the initiator depth ({@code initiator_depth} of {@code struct rdma_conn_param})} */
     public int initiatorDepth() {
         return initiatorDepth;
     }
 
+    /** {@return the retry count ({@code retry_count} of {@code struct rdma_conn_param})} */
     public int retryCount() {
         return retryCount;
     }
 
+    /** {@return the RNR retry count ({@code rnr_retry_count} of {@code struct rdma_conn_param})} */
     public int rnrRetryCount() {
         return rnrRetryCount;
     }
 
+    /** {@return whether flow control} */
     public boolean flowControl() {
         return flowControl;
     }

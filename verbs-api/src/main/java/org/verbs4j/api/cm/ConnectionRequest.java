@@ -11,7 +11,7 @@ package org.verbs4j.api.cm;
  */
 public record ConnectionRequest(CmId id, ConnectionParameters parameters) {
 
-    /** The peer's private data (a copy). */
+    /** {@return the peer's private data (a copy)} */
     public byte[] privateData() {
         return parameters.privateData();
     }

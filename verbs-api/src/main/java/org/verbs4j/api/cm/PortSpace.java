@@ -25,7 +25,7 @@ public enum PortSpace {
         this.value = value;
     }
 
-    /** The C value ({@code RDMA_PS_TCP} = 0x0106, {@code RDMA_PS_UDP} = 0x0111). */
+    /** {@return the C value ({@code RDMA_PS_TCP} = 0x0106, {@code RDMA_PS_UDP} = 0x0111)} */
     public int value() {
         return value;
     }

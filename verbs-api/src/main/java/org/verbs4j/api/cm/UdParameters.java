@@ -23,17 +23,30 @@ import org.verbs4j.api.ProtectionDomain;
  */
 public record UdParameters(int remoteQpn, int remoteQkey, AddressVector addressVector, byte[] privateData) {
 
+    /**
+     * Copies {@code privateData} (an empty array for null).
+     *
+     * @param remoteQpn     the peer's UD queue pair number
+     * @param remoteQkey    the Q_Key to put into each send
+     * @param addressVector the route to the peer
+     * @param privateData   the private data the peer accepted with; null for none
+     */
     public UdParameters {
         privateData = privateData == null ? new byte[0] : privateData.clone();
     }
 
-    /** A copy of the private data (empty, never null). */
+    /** {@return a copy of the private data (empty, never null)} */
     @Override
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** {@code ibv_create_ah(pd, &ah_attr)}: the address handle UD sends to the peer need; close it. */
+    /**
+     * {@code ibv_create_ah(pd, &ah_attr)}: the address handle UD sends to the peer need; close it.
+     *
+     * @param pd the protection domain
+     * @return the new address handle, which the caller closes
+     */
     public AddressHandle createAddressHandle(ProtectionDomain pd) {
         return pd.createAddressHandle(addressVector);
     }

@@ -29,6 +29,8 @@ public abstract class AbstractFabricProvider implements FabricProvider {
     private final String fabric;
 
     /**
+     * A provider with its two names.
+     *
      * @param name   what {@link #name()} returns and {@link Fabrics#named} takes ({@code ib}, {@code roce}, ...)
      * @param fabric the fabric's name for people ({@code InfiniBand}, {@code RoCE}, ...), in {@link #toString()}
      */
@@ -48,7 +50,13 @@ public abstract class AbstractFabricProvider implements FabricProvider {
         return fabric + " fabric provider (" + name + ")";
     }
 
-    /** The entries of {@code port} in a GID table (a device's table lists every port's). */
+    /**
+     * The entries of {@code port} in a GID table (a device's table lists every port's).
+     *
+     * @param port  the port whose entries to keep
+     * @param table a GID table, possibly of several ports
+     * @return a new list of the port's entries, in table order
+     */
     protected static List<GidEntry> entriesOf(PortAttributes port, List<GidEntry> table) {
         List<GidEntry> out = new ArrayList<>();
         for (GidEntry e : table) {
@@ -59,7 +67,14 @@ public abstract class AbstractFabricProvider implements FabricProvider {
         return out;
     }
 
-    /** Entry {@code index} of {@code port} in a GID table, or {@code null} when the table has none. */
+    /**
+     * Entry {@code index} of {@code port} in a GID table.
+     *
+     * @param port  the port
+     * @param table a GID table, possibly of several ports
+     * @param index the GID index
+     * @return the entry, or {@code null} when the table has none at that index for that port
+     */
     protected static GidEntry entry(PortAttributes port, List<GidEntry> table, int index) {
         for (GidEntry e : table) {
             if (e.port() == port.portNumber() && e.index() == index) {
@@ -69,7 +84,12 @@ public abstract class AbstractFabricProvider implements FabricProvider {
         return null;
     }
 
-    /** "[3] 0000:...:ffff:8cdd:3c0b RoCE v2 (IPv4 140.221.60.11), ...", or "none": for error messages. */
+    /**
+     * Describes GID entries for error messages: "[3] 0000:...:ffff:8cdd:3c0b RoCE v2 (IPv4 140.221.60.11), ...".
+     *
+     * @param entries the GID entries to describe
+     * @return their description, or "none" when there are none
+     */
     protected static String describe(List<GidEntry> entries) {
         if (entries.isEmpty()) {
             return "none";
@@ -82,6 +102,11 @@ public abstract class AbstractFabricProvider implements FabricProvider {
     /**
      * The endpoint to send to the peer, after checking that the QP number and PSN fit their 24 bits.
      *
+     * @param lid the local LID (0 where the fabric has none)
+     * @param qpn the local QP number
+     * @param psn the local initial PSN
+     * @param gid the local GID, or null
+     * @return the checked endpoint
      * @throws IllegalArgumentException when one does not
      */
     protected static QpEndpoint endpoint(int lid, int qpn, int psn, Gid gid) {
@@ -96,7 +121,13 @@ public abstract class AbstractFabricProvider implements FabricProvider {
         }
     }
 
-    /** An option's value, or {@code fallback} when it is unset (-1). */
+    /**
+     * An option's value, or a fallback when it is unset.
+     *
+     * @param option   the option's value, negative (-1) when unset
+     * @param fallback the value to use when it is unset
+     * @return {@code option} when set, else {@code fallback}
+     */
     protected static int valueOr(int option, int fallback) {
         return option >= 0 ? option : fallback;
     }
@@ -104,6 +135,13 @@ public abstract class AbstractFabricProvider implements FabricProvider {
     /**
      * Adds a GRH to {@code av}: the peer's GID, our GID index, the options' hop limit (else
      * {@code defaultHopLimit}) and traffic class (else 0).
+     *
+     * @param av              the address vector to complete
+     * @param dgid            the peer's GID
+     * @param sgidIndex       the index of our GID in the port's table
+     * @param options         the caller's choices (not null: the defaults already applied)
+     * @param defaultHopLimit the hop limit when the options set none
+     * @return {@code av}
      */
     protected static AddressVector withGrh(AddressVector av, Gid dgid, int sgidIndex, FabricOptions options,
             int defaultHopLimit) {

@@ -45,7 +45,11 @@ public abstract class AbstractResource implements AutoCloseable {
     /** Set once the native object is destroyed. */
     private volatile boolean closed;
 
-    /** @param parent the object this one was made from (null for a device context) */
+    /**
+     * Registers the new object for leak reports and, when {@code parent} is given, as its child.
+     *
+     * @param parent the object this one was made from (null for a device context)
+     */
     protected AbstractResource(AbstractResource parent) {
         this.parent = parent;
         // complete before the parent knows this object: its refusal message prints its children
@@ -65,6 +69,9 @@ public abstract class AbstractResource implements AutoCloseable {
     /**
      * Records that this object uses {@code other} (a QP its CQs and SRQ, a CQ its channel), so that
      * {@code other} refuses to close while this one is open.
+     *
+     * @param other the object this one uses; null is ignored
+     * @throws IllegalStateException when {@code other} is closed or being closed
      */
     protected final void dependOn(AbstractResource other) {
         if (other != null) {
@@ -87,6 +94,8 @@ public abstract class AbstractResource implements AutoCloseable {
     /**
      * Whether {@link #close()} closes the open children first (true) or refuses while there are any
      * (false, the default). A subclass that answers true documents it on its API type.
+     *
+     * @return true when closing this object closes its open children first
      */
     protected boolean closesChildren() {
         return false;
@@ -100,12 +109,16 @@ public abstract class AbstractResource implements AutoCloseable {
     protected void beforeClose() {
     }
 
-    /** Called once by the subclass constructor when the native object exists, for the leak report. */
+    /**
+     * Called once by the subclass constructor when the native object exists, for the leak report.
+     *
+     * @param description what the leak report names, e.g. the device and handle
+     */
     protected final void describeForLeakReport(String description) {
         leak.description = description;
     }
 
-    /** The kind of object, e.g. "ProtectionDomain"; used in messages. */
+    /** {@return the kind of object, e.g. "ProtectionDomain"} Used in messages. */
     protected abstract String kind();
 
     /** Destroys the native object. Called once, with no open children. Throws on failure. */
@@ -154,6 +167,10 @@ public abstract class AbstractResource implements AutoCloseable {
      * (a QP's creation uses its PD, CQs and SRQ); the returned {@link Use} leaves them. When one is closed,
      * those entered already are left and its exception is thrown. Allocates: for set-up paths, not the data
      * path.
+     *
+     * @param resources the objects to enter; nulls are skipped
+     * @return what leaves them all when closed (use it in try-with-resources)
+     * @throws IllegalStateException when one of them is closed or being closed
      */
     public static Use use(AbstractResource... resources) {
         int entered = 0;
@@ -186,23 +203,23 @@ public abstract class AbstractResource implements AutoCloseable {
         void close();
     }
 
-    /** The exception for use after close (kept out of line, so that callers stay small). */
+    /** {@return the exception for use after close} Kept out of line, so that callers stay small. */
     protected final IllegalStateException closedException() {
         return new IllegalStateException(this + (closed ? " is closed" : " is being closed")
                 + "; it cannot be used after close()");
     }
 
-    /** How many objects were found unreachable without having been closed, since the JVM started. */
+    /** {@return how many objects were found unreachable without having been closed, since the JVM started} */
     public static long leakCount() {
         return LEAKS.get();
     }
 
-    /** Whether {@link #close()} succeeded (or the object was never created, see {@link #abandon()}). */
+    /** {@return whether {@link #close()} succeeded} True too when the object was never created ({@link #abandon()}). */
     public final boolean isClosed() {
         return closed;
     }
 
-    /** The open children, e.g. the QPs and MRs of a PD. */
+    /** {@return a copy of the list of open children, e.g. the QPs and MRs of a PD} */
     public final List<AbstractResource> openChildren() {
         return new ArrayList<>(children);
     }
@@ -264,6 +281,8 @@ public abstract class AbstractResource implements AutoCloseable {
     /**
      * Closes each of {@code resources}, in order, even when one fails; then throws the first failure (the
      * others added to it as suppressed).
+     *
+     * @param resources the objects to close
      */
     protected static void closeAll(List<? extends AbstractResource> resources) {
         RuntimeException first = null;

@@ -16,7 +16,7 @@ public final class Backends {
     private Backends() {
     }
 
-    /** Every backend on the class or module path, available or not, highest priority first. */
+    /** {@return every backend on the class or module path, available or not, highest priority first} */
     public static List<VerbsBackend> all() {
         List<VerbsBackend> b = backends;
         if (b == null) {
@@ -33,6 +33,8 @@ public final class Backends {
     /**
      * The backend in use: the available one named by {@value Rdma#BACKEND_PROPERTY} when set, else the
      * available one with the highest priority; {@code null} when none is available.
+     *
+     * @return the backend, or null when none is available
      */
     public static VerbsBackend inUse() {
         String wanted = System.getProperty(Rdma.BACKEND_PROPERTY);

@@ -45,6 +45,8 @@ public final class CloseGuard {
     /**
      * Enters a call: true when the guard is open (then {@link #leave()} must follow, in a {@code finally}),
      * false when it is shut (then the caller throws its "closed" exception and does not leave).
+     *
+     * @return true when entered, false when the guard is shut
      */
     public boolean tryEnter() {
         if (!COUNTING) {
@@ -65,12 +67,16 @@ public final class CloseGuard {
         }
     }
 
-    /** Whether {@link #shut()} was called (and not undone by {@link #reopen()}). */
+    /** {@return whether {@link #shut()} was called (and not undone by {@link #reopen()})} */
     public boolean isShut() {
         return (state & SHUT) != 0;
     }
 
-    /** Refuses every later entry; returns false when the guard was shut already. */
+    /**
+     * Refuses every later entry.
+     *
+     * @return true when this call shut the guard, false when it was shut already
+     */
     public boolean shut() {
         return ((long) STATE.getAndBitwiseOr(this, SHUT) & SHUT) == 0;
     }
@@ -80,7 +86,7 @@ public final class CloseGuard {
         STATE.getAndBitwiseAnd(this, ~SHUT);
     }
 
-    /** How many calls are in progress now. */
+    /** {@return how many calls are in progress now} */
     public long inProgress() {
         return state >>> 1;
     }
@@ -89,6 +95,8 @@ public final class CloseGuard {
      * Waits until no call is in progress (spinning briefly, then yielding, then sleeping in short steps).
      * Logs a warning naming {@code what} when that takes more than two seconds: a call that blocks and was
      * not woken. Call only after {@link #shut()}.
+     *
+     * @param what the object the guard protects, for the warning
      */
     public void awaitIdle(Object what) {
         long start = 0;

@@ -24,33 +24,63 @@ import org.verbs4j.api.RdmaDevice;
  */
 public interface FabricProvider {
 
-    /** {@code ib}, {@code roce} or {@code iwarp}; selectable with {@link FabricOptions#provider}. */
+    /**
+     * {@return the provider's name: {@code ib}, {@code roce} or {@code iwarp}} Selectable with
+     * {@link FabricOptions#provider}.
+     */
     String name();
 
-    /** True when this provider's fabric is the one of this port (from transport type and link layer). */
+    /**
+     * Whether this provider's fabric is the one of this port, decided from the device's transport type and the
+     * port's link layer.
+     *
+     * @param device the device the port belongs to
+     * @param port   the port's attributes ({@code ibv_query_port})
+     * @return true when this provider serves the port
+     */
     boolean serves(RdmaDevice device, PortAttributes port);
 
     /**
      * The local GID entry to address from, or {@code null} when the fabric does not address by GID
      * (InfiniBand inside a subnet still returns GID 0, for a GRH when one is needed).
      *
+     * @param port     the port's attributes
+     * @param gidTable the port's GID table ({@code ibv_query_gid_table})
+     * @param options  the caller's choices ({@link FabricOptions#gidIndex}, ...); null for the defaults
+     * @return the chosen entry, or null when the fabric needs none
      * @throws IllegalArgumentException when the options ask for a GID the table does not have, with the
      *                                  table's valid entries in the message
      */
     GidEntry sourceGid(PortAttributes port, List<GidEntry> gidTable, FabricOptions options);
 
-    /** What this side sends to the peer for a manual connection. */
+    /**
+     * What this side sends to the peer for a manual connection (the fields of rdma-core's pingpong exchange).
+     *
+     * @param port      the local port's attributes (its LID)
+     * @param sourceGid the local GID entry from {@link #sourceGid}, or null
+     * @param qpn       the local queue pair number (24 bits)
+     * @param psn       the local initial packet sequence number (24 bits)
+     * @return the local endpoint to send to the peer
+     */
     QpEndpoint localEndpoint(PortAttributes port, GidEntry sourceGid, int qpn, int psn);
 
-    /** The address vector that reaches {@code remote} from this port (RTR of RC/UC, or a UD address handle). */
+    /**
+     * The address vector that reaches {@code remote} from this port (RTR of RC/UC, or a UD address handle).
+     *
+     * @param port      the local port's attributes
+     * @param sourceGid the local GID entry from {@link #sourceGid}, or null
+     * @param remote    the peer's endpoint (LID, GID, QP number)
+     * @param options   the caller's choices (hop limit, service level, ...); null for the defaults
+     * @return a new address vector towards {@code remote}
+     */
     AddressVector addressVector(PortAttributes port, GidEntry sourceGid, QpEndpoint remote, FabricOptions options);
 
-    /** False for iWARP: its queue pairs connect through rdma_cm only. Default true (IB transport: IB, RoCE). */
+    /** {@return false for iWARP, whose queue pairs connect through rdma_cm only} Default true (IB, RoCE). */
     default boolean supportsManualConnection() {
         return true;
     }
 
-    /** False for iWARP: no unreliable datagram queue pairs. Default true. */
+    /** {@return false for iWARP, which has no unreliable datagram queue pairs} Default true. */
     default boolean supportsUnreliableDatagram() {
         return true;
     }
@@ -58,17 +88,19 @@ public interface FabricProvider {
     /**
      * Access flags an RDMA READ sink buffer needs besides local write: {@code REMOTE_WRITE} on iWARP
      * (the read response is placed like a write), none elsewhere (the default: the local NIC writes it).
+     *
+     * @return {@link org.verbs4j.api.Access} flags to add to {@code LOCAL_WRITE}, 0 for none
      */
     default int readSinkExtraAccess() {
         return 0;
     }
 
-    /** True for iWARP: the side that connected sends first (MPA). Default false. */
+    /** {@return true for iWARP, where the side that connected sends first (MPA)} Default false. */
     default boolean activeSideSendsFirst() {
         return false;
     }
 
-    /** False for iWARP: no receiver-not-ready retry, so senders need credits for every receive. Default true. */
+    /** {@return false for iWARP, which has no receiver-not-ready retry (senders need credits)} Default true. */
     default boolean hasRnrRetry() {
         return true;
     }
@@ -76,6 +108,8 @@ public interface FabricProvider {
     /**
      * False for iWARP: no immediate data (RDMAP has no SEND or RDMA WRITE with immediate), so those requests
      * are refused before they are posted. Default true.
+     *
+     * @return true when SEND and RDMA WRITE with immediate work on this fabric
      */
     default boolean supportsImmediateData() {
         return true;
@@ -103,6 +137,11 @@ public interface FabricProvider {
     /**
      * RESET → INIT of an RC/UC queue pair on {@code port}: the port, the P_Key index ({@code options.pkeyIndex()},
      * default 0) and the remote access flags the QP accepts.
+     *
+     * @param port        the port the QP uses
+     * @param accessFlags the {@link org.verbs4j.api.Access} flags remote peers may use on the QP
+     * @param options     the caller's choices; null for the defaults
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     default QpAttributes initAttributes(PortAttributes port, int accessFlags, FabricOptions options) {
         FabricOptions o = FabricOptions.orDefaults(options);
@@ -113,6 +152,13 @@ public interface FabricProvider {
     /**
      * RESET → INIT of a queue pair of {@code type}: RC and UC as {@link #initAttributes(PortAttributes, int,
      * FabricOptions)}; UD takes the Q_Key instead of access flags.
+     *
+     * @param type        the QP's type
+     * @param port        the port the QP uses
+     * @param accessFlags the {@link org.verbs4j.api.Access} flags remote peers may use (RC, UC; ignored for UD)
+     * @param qkey        the Q_Key (UD only; ignored otherwise)
+     * @param options     the caller's choices; null for the defaults
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     default QpAttributes initAttributes(QpType type, PortAttributes port, int accessFlags, int qkey,
             FabricOptions options) {
@@ -124,6 +170,10 @@ public interface FabricProvider {
     /**
      * The path MTU to use on {@code port}: the port's active MTU, lowered to {@code options.mtu()} when set.
      * Both ends must agree; the smaller of the two ends' values is what the connection can carry.
+     *
+     * @param port    the local port
+     * @param options the caller's choices; null for the defaults
+     * @return the MTU, or null when neither the port nor the options give one
      */
     default Mtu pathMtu(PortAttributes port, FabricOptions options) {
         Mtu active = port.activeMtu();
@@ -138,6 +188,14 @@ public interface FabricProvider {
      * INIT → RTR of an RC queue pair towards {@code remote}: the address vector ({@link #addressVector}),
      * path MTU ({@link #pathMtu}; pass the smaller of both ends' when they differ), the peer's QP number
      * and PSN, {@code max_dest_rd_atomic} = {@code rdAtomic} and the minimum RNR timer.
+     *
+     * @param port      the local port
+     * @param sourceGid the local GID entry from {@link #sourceGid}, or null
+     * @param remote    the peer's endpoint
+     * @param pathMtu   the path MTU; null for {@link #pathMtu}
+     * @param rdAtomic  incoming RDMA READs / atomics the QP accepts at once
+     * @param options   the caller's choices; null for the defaults
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     default QpAttributes readyToReceiveAttributes(PortAttributes port, GidEntry sourceGid, QpEndpoint remote,
             Mtu pathMtu, int rdAtomic, FabricOptions options) {
@@ -155,6 +213,15 @@ public interface FabricProvider {
      * QpEndpoint, Mtu, int, FabricOptions)}; UC the same without {@code max_dest_rd_atomic} and the RNR timer
      * (no reads, atomics or RNR NAKs; {@code rdAtomic} is ignored); UD the state only ({@code remote} is not
      * used and may be null: a datagram QP has no fixed peer).
+     *
+     * @param type      the QP's type
+     * @param port      the local port
+     * @param sourceGid the local GID entry from {@link #sourceGid}, or null
+     * @param remote    the peer's endpoint (RC, UC); may be null for UD
+     * @param pathMtu   the path MTU; null for {@link #pathMtu}
+     * @param rdAtomic  incoming RDMA READs / atomics the QP accepts at once (RC only)
+     * @param options   the caller's choices; null for the defaults
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     default QpAttributes readyToReceiveAttributes(QpType type, PortAttributes port, GidEntry sourceGid,
             QpEndpoint remote, Mtu pathMtu, int rdAtomic, FabricOptions options) {
@@ -170,6 +237,11 @@ public interface FabricProvider {
      * RTR → RTS of an RC queue pair: our send PSN, {@code max_rd_atomic} = {@code rdAtomic}, and the
      * transport timers (timeout, retry count, RNR retry; defaults {@link #DEFAULT_TIMEOUT},
      * {@link #DEFAULT_RETRY}, {@link #DEFAULT_RNR_RETRY}).
+     *
+     * @param psn      the local initial send PSN (24 bits)
+     * @param rdAtomic outgoing RDMA READs / atomics in flight at once
+     * @param options  the caller's choices; null for the defaults
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     default QpAttributes readyToSendAttributes(int psn, int rdAtomic, FabricOptions options) {
         FabricOptions o = FabricOptions.orDefaults(options);
@@ -182,6 +254,12 @@ public interface FabricProvider {
     /**
      * RTR → RTS of a queue pair of {@code type}: RC as {@link #readyToSendAttributes(int, int, FabricOptions)};
      * UC and UD take only the send PSN (no acknowledgements, so no timers; {@code rdAtomic} is ignored).
+     *
+     * @param type     the QP's type
+     * @param psn      the local initial send PSN (24 bits)
+     * @param rdAtomic outgoing RDMA READs / atomics in flight at once (RC only)
+     * @param options  the caller's choices; null for the defaults
+     * @return the attributes and mask for {@code ibv_modify_qp}
      */
     default QpAttributes readyToSendAttributes(QpType type, int psn, int rdAtomic, FabricOptions options) {
         if (type == QpType.RC) {

@@ -18,7 +18,7 @@ public final class Fabrics {
     private Fabrics() {
     }
 
-    /** Every provider on the class path. */
+    /** {@return every provider on the class path (or module path), found once with the ServiceLoader} */
     public static List<FabricProvider> providers() {
         List<FabricProvider> p = providers;
         if (p == null) {
@@ -31,7 +31,13 @@ public final class Fabrics {
         return p;
     }
 
-    /** The provider named {@code name}; the exception lists the ones there are. */
+    /**
+     * The provider named {@code name}.
+     *
+     * @param name a provider's {@link FabricProvider#name()}: {@code ib}, {@code roce}, {@code iwarp}
+     * @return that provider
+     * @throws IllegalArgumentException when none has that name; the message lists the ones there are
+     */
     public static FabricProvider named(String name) {
         for (FabricProvider f : providers()) {
             if (f.name().equals(name)) {
@@ -46,6 +52,13 @@ public final class Fabrics {
     /**
      * The provider for {@code port} of {@code device}: {@code options.provider()} or the system property
      * {@value #PROVIDER_PROPERTY} when set, otherwise the one whose {@link FabricProvider#serves} says yes.
+     *
+     * @param device  the device
+     * @param port    the attributes of the port used
+     * @param options the caller's choices; null for none
+     * @return the provider
+     * @throws IllegalArgumentException when a provider is named and none has that name
+     * @throws IllegalStateException    when none is named and no provider serves the port
      */
     public static FabricProvider forPort(RdmaDevice device, PortAttributes port, FabricOptions options) {
         String name = options != null && options.provider() != null ? options.provider()

@@ -10,24 +10,31 @@ import org.verbs4j.api.RdmaDevice;
  */
 public interface VerbsBackend {
 
-    /** Short name, e.g. {@code jnr}; selectable with {@code -Dverbs4j.backend=NAME}. */
+    /** {@return the backend's short name, e.g. {@code jnr}; selectable with {@code -Dverbs4j.backend=NAME}} */
     String name();
 
-    /** Higher wins when several are available. */
+    /** {@return the backend's priority: higher wins when several are available} */
     int priority();
 
     /**
      * {@code null} when the backend can be used; otherwise why not, in words a user can act on
      * (e.g. "libibverbs.so.1 not found: install libibverbs1 and ibverbs-providers").
+     *
+     * @return null when usable, otherwise the reason
      */
     String unavailableReason();
 
-    /** The devices this backend reaches, listed afresh on each call; each one opens itself ({@link RdmaDevice#open()}). */
+    /**
+     * {@return the devices this backend reaches, listed afresh on each call; each one opens itself ({@link
+     * RdmaDevice#open()})}
+     */
     List<RdmaDevice> devices();
 
     /**
      * A new rdma_cm connection manager (its own event channel and event thread). Backends without
      * librdmacm keep this default.
+     *
+     * @return the org.verbs4j.api.cm.connection manager
      */
     default org.verbs4j.api.cm.ConnectionManager connectionManager() {
         throw new UnsupportedOperationException("the " + name() + " backend has no rdma_cm connection manager");

@@ -26,24 +26,61 @@ public final class IbvDevinfo {
     private IbvDevinfo() {
     }
 
-    /** A GID line: index, the GID as printed, and the type when the tool printed one. */
+    /**
+     * A GID line: index, the GID as printed, and the type when the tool printed one.
+     *
+     * @param index the GID index
+     * @param gid   the GID as printed
+     * @param type  the GID type as printed ({@code RoCE v2}, ...), or null when the line has none
+     */
     public record GidLine(int index, String gid, String type) {
     }
 
-    /** One port: its number, its "key: value" fields, flag lists and GID lines. */
+    /**
+     * One port: its number, its "key: value" fields, flag lists and GID lines.
+     *
+     * @param number the port number, from 1
+     * @param fields the "key: value" lines, by key
+     * @param flags  the flag lists (e.g. {@code capability_mask}), by key
+     * @param gids   the GID lines, in order
+     */
     public record Port(int number, Map<String, String> fields, Map<String, List<String>> flags, List<GidLine> gids) {
-        /** The value printed for {@code key}, or null. */
+        /**
+         * The value printed for {@code key}, or null.
+         *
+         * @param key the field name, e.g. {@code state}
+         * @return the value as printed, or null when the port has no such field
+         */
         public String get(String key) {
             return fields.get(key);
         }
     }
 
-    /** One device ({@code hca_id}). */
+    /**
+     * One device ({@code hca_id}).
+     *
+     * @param name   the device name ({@code hca_id})
+     * @param fields the "key: value" lines of the device block, by key
+     * @param flags  the flag lists of the device block (e.g. {@code device_cap_flags}), by key
+     * @param ports  the ports, in order
+     */
     public record Hca(String name, Map<String, String> fields, Map<String, List<String>> flags, List<Port> ports) {
+        /**
+         * The value of field {@code key} of the device block, as printed.
+         *
+         * @param key the field name, e.g. {@code fw_ver}
+         * @return the value, or null when the block has no such field
+         */
         public String get(String key) {
             return fields.get(key);
         }
 
+        /**
+         * The block of port {@code number}.
+         *
+         * @param number the port number, from 1
+         * @return the port, or null when the device has no such port
+         */
         public Port port(int number) {
             for (Port p : ports) {
                 if (p.number == number) {
@@ -54,7 +91,12 @@ public final class IbvDevinfo {
         }
     }
 
-    /** Parses every {@code hca_id} block of {@code text}. */
+    /**
+     * Parses every {@code hca_id} block of {@code text}.
+     *
+     * @param text the output of {@code ibv_devinfo} or {@code ibv_devinfo -v}
+     * @return the devices, in the order of the text
+     */
     public static List<Hca> parse(String text) {
         List<Hca> out = new ArrayList<>();
         Builder hca = null;
@@ -107,7 +149,13 @@ public final class IbvDevinfo {
         return Collections.unmodifiableList(out);
     }
 
-    /** The {@code hca_id} block of {@code name}, or null. */
+    /**
+     * The {@code hca_id} block of {@code name}, or null.
+     *
+     * @param hcas devices from {@link #parse}
+     * @param name the device name ({@code hca_id})
+     * @return the device, or null when none has that name
+     */
     public static Hca find(List<Hca> hcas, String name) {
         for (Hca h : hcas) {
             if (h.name.equals(name)) {
@@ -117,13 +165,23 @@ public final class IbvDevinfo {
         return null;
     }
 
-    /** The number in a value such as {@code "PORT_ACTIVE (4)"} or {@code "1024 (3)"}; -1 when none. */
+    /**
+     * The number in a value such as {@code "PORT_ACTIVE (4)"} or {@code "1024 (3)"}; -1 when none.
+     *
+     * @param value the value as printed
+     * @return the number in parentheses, or -1 when there is none
+     */
     public static int codeInParens(String value) {
         Matcher m = Pattern.compile("\\((\\d+)\\)\\s*$").matcher(value);
         return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
-    /** Parses a decimal or {@code 0x} hex value as ibv_devinfo prints it. */
+    /**
+     * Parses a decimal or {@code 0x} hex value as ibv_devinfo prints it.
+     *
+     * @param value the value as printed, decimal or {@code 0x} hex
+     * @return the number
+     */
     public static long number(String value) {
         String v = value.trim();
         int sp = v.indexOf(' ');
@@ -136,7 +194,12 @@ public final class IbvDevinfo {
         return Long.parseLong(v);
     }
 
-    /** A GUID as printed ({@code 0002:c903:0042:a6e0}) as a number. */
+    /**
+     * A GUID as printed ({@code 0002:c903:0042:a6e0}) as a number.
+     *
+     * @param value the GUID as printed, four groups of four hex digits
+     * @return the GUID as a number
+     */
     public static long guid(String value) {
         return Long.parseUnsignedLong(value.trim().replace(":", ""), 16);
     }
