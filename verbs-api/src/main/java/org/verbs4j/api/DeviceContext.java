@@ -15,6 +15,14 @@ public interface DeviceContext extends AutoCloseable {
     /** {@code ibv_query_device}. */
     DeviceAttributes queryDevice();
 
+    /**
+     * {@code ibv_query_device_ex}: the classic attributes and the extended ones. A backend or provider without
+     * the extended query reports zeros for the extended fields, as libibverbs does; this default does that.
+     */
+    default DeviceAttributesEx queryDeviceEx() {
+        return DeviceAttributesEx.of(queryDevice());
+    }
+
     /** {@code ibv_query_port} for port {@code port} (1-based). */
     PortAttributes queryPort(int port);
 
