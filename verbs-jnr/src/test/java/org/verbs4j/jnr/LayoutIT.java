@@ -254,8 +254,9 @@ class LayoutIT {
     @ParameterizedTest
     @MethodSource("tables")
     void everyConstantIsCovered(Table t) {
+        Map<String, String> exp = expectations(t);
         for (Field f : t.constants()) {
-            assertTrue(t.cExpression(f.getName()) != null, "no C expression for " + t + "." + f.getName());
+            assertTrue(exp.containsKey(f.getName()), "no C expression for " + t + "." + f.getName());
         }
     }
 
