@@ -13,8 +13,9 @@ import org.verbs4j.examples.PingPongLab.Run;
 
 /**
  * {@code examples/bin/devices} against rdma-core's {@code ibv_devinfo} on the lab's rxe0 and siw0: the same
- * text line for line, with and without {@code -v}, for one device, one port and every device; and one line
- * on standard error with an errno exit status, never a stack trace, on bad input.
+ * text line for line, with and without {@code -v}; and one line on standard error with an errno exit status,
+ * never a stack trace, for a device that is not there. Each run starts a JVM (about 14 s under the lab's
+ * TCG), so the runs cover every device at once.
  */
 class DevicesIT {
     /**
@@ -71,9 +72,8 @@ class DevicesIT {
     }
 
     @Test
-    void withoutVerboseAndForOnePortItIsIbvDevinfosToo() throws Exception {
+    void withoutVerboseItIsIbvDevinfosToo() throws Exception {
         sameText();
-        sameText("-v", "-i", "1", "-d", PingPongLab.iwarpDevice());
     }
 
     @Test
@@ -85,13 +85,5 @@ class DevicesIT {
         assertTrue(r.stderr().contains("mlx5_9") && r.stderr().contains(PingPongLab.roceDevice())
                 && r.stderr().contains("ENODEV"), r.describe());
         assertFalse(r.stderr().contains("Exception") || r.stderr().contains("\tat "), r.describe());
-    }
-
-    @Test
-    void aMissingPortIsOneLineAndExit1() throws Exception {
-        Run r = devices("-d", PingPongLab.roceDevice(), "-i", "2");
-        assertEquals(1, r.exit(), r.describe());
-        assertEquals(1, r.stderr().strip().lines().count(), r.describe());
-        assertTrue(r.stderr().contains("has no port 2"), r.describe());
     }
 }
