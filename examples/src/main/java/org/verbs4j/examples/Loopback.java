@@ -116,8 +116,7 @@ public final class Loopback {
             }
         }
         if (all.isEmpty()) {
-            System.out.println("No RDMA devices found (verbs4j backend: "
-                    + (Rdma.backendName() == null ? "none available" : Rdma.backendName()) + ")");
+            System.out.println("No RDMA devices found: " + Rdma.noDevicesReason());
             System.exit(2);
         }
         return all.get(0); // only iWARP (or other) devices: main() explains why it cannot run

@@ -7,71 +7,10 @@ import org.verbs4j.api.QpEndpoint;
 
 /**
  * The text the rdma-core pingpong tools print, character for character: glibc's {@code inet_ntop(AF_INET6)}
- * for GIDs, {@code printf("%.2f")} for the results, and the address and result lines.
+ * for GIDs ({@link Gid#toInet6String()}), {@code printf("%.2f")} for the results, and the address and result lines.
  */
 final class PingPongFormat {
     private PingPongFormat() {
-    }
-
-    /**
-     * A GID as glibc's {@code inet_ntop(AF_INET6, ...)} writes it: lower-case hex groups without leading
-     * zeros, the longest run (first of equal runs, at least two groups) of zero groups as {@code ::}, and
-     * the last 32 bits as a dotted quad for {@code ::ffff:a.b.c.d} and {@code ::a.b.c.d}.
-     */
-    static String inetNtop(Gid gid) {
-        int[] words = new int[8];
-        for (int i = 0; i < 8; i++) {
-            words[i] = ((gid.get(2 * i) & 0xff) << 8) | (gid.get(2 * i + 1) & 0xff);
-        }
-        int bestBase = -1;
-        int bestLen = 0;
-        int curBase = -1;
-        int curLen = 0;
-        for (int i = 0; i < 8; i++) {
-            if (words[i] == 0) {
-                if (curBase == -1) {
-                    curBase = i;
-                    curLen = 1;
-                } else {
-                    curLen++;
-                }
-            } else if (curBase != -1) {
-                if (bestBase == -1 || curLen > bestLen) {
-                    bestBase = curBase;
-                    bestLen = curLen;
-                }
-                curBase = -1;
-            }
-        }
-        if (curBase != -1 && (bestBase == -1 || curLen > bestLen)) {
-            bestBase = curBase;
-            bestLen = curLen;
-        }
-        if (bestBase != -1 && bestLen < 2) {
-            bestBase = -1;
-        }
-        StringBuilder sb = new StringBuilder(46);
-        for (int i = 0; i < 8; i++) {
-            if (bestBase != -1 && i >= bestBase && i < bestBase + bestLen) {
-                if (i == bestBase) {
-                    sb.append(':');
-                }
-                continue;
-            }
-            if (i != 0) {
-                sb.append(':');
-            }
-            if (i == 6 && bestBase == 0 && (bestLen == 6 || (bestLen == 5 && words[5] == 0xffff))) {
-                sb.append(gid.get(12) & 0xff).append('.').append(gid.get(13) & 0xff).append('.')
-                        .append(gid.get(14) & 0xff).append('.').append(gid.get(15) & 0xff);
-                return sb.toString();
-            }
-            sb.append(Integer.toHexString(words[i]));
-        }
-        if (bestBase != -1 && bestBase + bestLen == 8) {
-            sb.append(':');
-        }
-        return sb.toString();
     }
 
     /**
@@ -100,13 +39,13 @@ final class PingPongFormat {
      */
     static String localLine(QpEndpoint me, boolean udLocalLine) {
         return String.format("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s", me.lid(), me.qpn(),
-                me.psn(), udLocalLine ? ":" : ",", inetNtop(me.gid()));
+                me.psn(), udLocalLine ? ":" : ",", me.gid().toInet6String());
     }
 
     /** {@code "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s"}. */
     static String remoteLine(QpEndpoint peer) {
         return String.format("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s", peer.lid(), peer.qpn(),
-                peer.psn(), inetNtop(peer.gid()));
+                peer.psn(), peer.gid().toInet6String());
     }
 
     /**

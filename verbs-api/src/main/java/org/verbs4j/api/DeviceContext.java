@@ -16,6 +16,16 @@ public interface DeviceContext extends AutoCloseable {
     DeviceAttributes queryDevice();
 
     /**
+     * {@code ibv_query_device_ex}: the classic attributes and the extended ones. A backend or provider without
+     * the extended query reports zeros for the extended fields, as libibverbs does; this default does that.
+     *
+     * @return the device's attributes ({@code struct ibv_device_attr_ex})
+     */
+    default DeviceAttributesEx queryDeviceEx() {
+        return DeviceAttributesEx.of(queryDevice());
+    }
+
+    /**
      * {@code ibv_query_port} for port {@code port} (1-based).
      *
      * @param port the port number, from 1

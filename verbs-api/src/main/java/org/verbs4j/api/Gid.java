@@ -9,8 +9,11 @@ import java.util.HexFormat;
 /**
  * A 128-bit Global Identifier ({@code union ibv_gid}), in network byte order as the wire carries it.
  *
- * <p>{@link #toString()} prints the form {@code ibv_devinfo} and {@code ibv_rc_pingpong} print:
- * eight groups of four hex digits, e.g. {@code 0000:0000:0000:0000:0000:ffff:0a4d:0001}.
+ * <p>Two texts, the ones rdma-core's tools print: {@link #toString()} is the eight groups of four hex digits
+ * {@code ibv_devinfo} prints for an IB or RoCE v1 GID ({@code fe80:0000:0000:0000:0c42:a103:0065:d6b6});
+ * {@link #toInet6String()} is glibc's {@code inet_ntop(AF_INET6)} text, which {@code ibv_devinfo} prints for a
+ * RoCE v2 GID and {@code ibv_rc_pingpong} for every GID ({@code ::ffff:10.77.0.1}). {@link #toString(GidType)}
+ * picks the one {@code ibv_devinfo} prints for a GID table entry of that type.
  */
 public final class Gid {
     /** Size in bytes. */
@@ -170,6 +173,70 @@ public final class Gid {
     /** {@return the 32 hex digits without separators (the form {@code ibv_rc_pingpong} exchanges)} */
     public String toHex() {
         return HexFormat.of().formatHex(raw);
+    }
+
+    /**
+     * The text glibc's {@code inet_ntop(AF_INET6, ...)} writes: lower-case hex groups without leading zeros,
+     * the longest run (the first of equal runs, at least two groups) of zero groups as {@code ::}, and the
+     * last 32 bits as a dotted quad for {@code ::ffff:a.b.c.d} and {@code ::a.b.c.d}.
+     */
+    public String toInet6String() {
+        int[] words = new int[8];
+        for (int i = 0; i < 8; i++) {
+            words[i] = ((raw[2 * i] & 0xff) << 8) | (raw[2 * i + 1] & 0xff);
+        }
+        int bestBase = -1;
+        int bestLen = 0;
+        int curBase = -1;
+        int curLen = 0;
+        for (int i = 0; i <= 8; i++) {
+            if (i < 8 && words[i] == 0) {
+                if (curBase == -1) {
+                    curBase = i;
+                    curLen = 0;
+                }
+                curLen++;
+            } else if (curBase != -1) {
+                if (curLen > bestLen) {
+                    bestBase = curBase;
+                    bestLen = curLen;
+                }
+                curBase = -1;
+            }
+        }
+        if (bestLen < 2) {
+            bestBase = -1;
+        }
+        StringBuilder sb = new StringBuilder(46);
+        for (int i = 0; i < 8; i++) {
+            if (bestBase != -1 && i >= bestBase && i < bestBase + bestLen) {
+                if (i == bestBase) {
+                    sb.append(':');
+                }
+                continue;
+            }
+            if (i != 0) {
+                sb.append(':');
+            }
+            if (i == 6 && bestBase == 0 && (bestLen == 6 || (bestLen == 5 && words[5] == 0xffff))) {
+                sb.append(raw[12] & 0xff).append('.').append(raw[13] & 0xff).append('.')
+                        .append(raw[14] & 0xff).append('.').append(raw[15] & 0xff);
+                return sb.toString();
+            }
+            sb.append(Integer.toHexString(words[i]));
+        }
+        if (bestBase != -1 && bestBase + bestLen == 8) {
+            sb.append(':');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The text {@code ibv_devinfo} prints for a GID table entry of {@code type}: {@link #toInet6String()} for
+     * RoCE v2, {@link #toString()} for IB and RoCE v1 (and for a type it does not know).
+     */
+    public String toString(GidType type) {
+        return type == GidType.ROCE_V2 ? toInet6String() : toString();
     }
 
     @Override

@@ -69,7 +69,7 @@ public final class GidEntry {
 
     @Override
     public String toString() {
-        return "GID[" + index + "] " + gid + " " + type.text() + (netdevIfindex != 0 ? " ifindex " + netdevIfindex : "")
+        return "GID[" + index + "] " + gid.toString(type) + " " + type.text() + (netdevIfindex != 0 ? " ifindex " + netdevIfindex : "")
                 + " (port " + port + ")";
     }
 }

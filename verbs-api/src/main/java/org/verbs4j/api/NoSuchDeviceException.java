@@ -5,11 +5,16 @@ public class NoSuchDeviceException extends VerbsException {
     private static final long serialVersionUID = 1L;
 
     /**
-     * A device that is not there.
+     * A device that is not there: ENODEV.
      *
      * @param message which device, and what devices there are
      */
     public NoSuchDeviceException(String message) {
-        super("ibv_get_device_list", Errno.ENODEV, message, "");
+        this(Errno.ENODEV, message);
+    }
+
+    /** With the errno that says why: ENODEV (no such device), ENOSYS (the kernel has no RDMA support). */
+    public NoSuchDeviceException(int errno, String message) {
+        super("ibv_get_device_list", errno, message, "");
     }
 }

@@ -67,10 +67,44 @@ public final class Rdma {
                 return d;
             }
         }
-        throw new NoSuchDeviceException("RDMA device '" + name + "' not found; "
-                + (all.isEmpty() ? "this machine has no RDMA device (check `ibv_devices`, the kernel driver, "
-                        + "and /dev/infiniband)"
-                        : "devices present: " + all.stream().map(RdmaDevice::name).collect(Collectors.joining(", "))));
+        if (all.isEmpty()) {
+            throw new NoSuchDeviceException(b.noDevicesErrno(), "RDMA device '" + name + "' not found; "
+                    + noDevices(b));
+        }
+        throw new NoSuchDeviceException("RDMA device '" + name + "' not found; devices present: "
+                + all.stream().map(RdmaDevice::name).collect(Collectors.joining(", ")));
+    }
+
+    /**
+     * {@code null} when this machine has RDMA devices; otherwise why it has none, in words a user can act on:
+     * no backend, a kernel without RDMA support, or no device.
+     */
+    public static String noDevicesReason() {
+        VerbsBackend b = Backends.inUse();
+        if (b == null) {
+            return whyNoBackend();
+        }
+        return b.devices().isEmpty() ? noDevices(b) : null;
+    }
+
+    /**
+     * The errno of {@link #noDevicesReason()}: {@link Errno#ENOSYS} when the kernel has no RDMA support,
+     * {@link Errno#ENODEV} when there is no device or no backend, 0 when there are devices.
+     */
+    public static int noDevicesErrno() {
+        VerbsBackend b = Backends.inUse();
+        if (b == null) {
+            return Errno.ENODEV;
+        }
+        return b.devices().isEmpty() ? b.noDevicesErrno() : 0;
+    }
+
+    private static String noDevices(VerbsBackend b) {
+        if (b.noDevicesErrno() == Errno.ENOSYS) {
+            return "this machine's kernel has no RDMA support (ibv_get_device_list: ENOSYS, no /sys/class/infiniband): "
+                    + "load ib_uverbs and the driver of the device (mlx5_ib, irdma, rdma_rxe, siw, ...)";
+        }
+        return "this machine has no RDMA device (check `ibv_devices`, the kernel driver, and /dev/infiniband)";
     }
 
     /**

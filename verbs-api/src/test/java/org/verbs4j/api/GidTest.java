@@ -9,6 +9,31 @@ import org.junit.jupiter.api.Test;
 
 class GidTest {
     @Test
+    void inet6TextIsInetNtops() {
+        // expected values: glibc 2.36 inet_ntop(AF_INET6)
+        assertEquals("::", Gid.ZERO.toInet6String());
+        assertEquals("::ffff:10.77.0.1", Gid.parse("0000:0000:0000:0000:0000:ffff:0a4d:0001").toInet6String());
+        assertEquals("fe80::e431:c6ff:fea3:dcd2", Gid.parse("fe80:0000:0000:0000:e431:c6ff:fea3:dcd2").toInet6String());
+        assertEquals("7625:21b4:b552::", Gid.parse("7625:21b4:b552:0000:0000:0000:0000:0000").toInet6String());
+        assertEquals("::1", Gid.parse("0000:0000:0000:0000:0000:0000:0000:0001").toInet6String());
+        assertEquals("::10.0.0.1", Gid.parse("0000:0000:0000:0000:0000:0000:0a00:0001").toInet6String());
+        assertEquals("1:0:1::1", Gid.parse("0001:0000:0001:0000:0000:0000:0000:0001").toInet6String());
+        assertEquals("1::1:0:0:1", Gid.parse("0001:0000:0000:0000:0001:0000:0000:0001").toInet6String());
+        assertEquals("1:2:3:4:5:6:7:8", Gid.parse("0001:0002:0003:0004:0005:0006:0007:0008").toInet6String());
+        assertEquals("1:0:2:3:4:5:6:7", Gid.parse("0001:0000:0002:0003:0004:0005:0006:0007").toInet6String());
+        assertEquals("fe80::", Gid.parse("fe80:0000:0000:0000:0000:0000:0000:0000").toInet6String());
+    }
+
+    @Test
+    void devinfoPrintsRoceV2GidsAsInet6AndTheOthersAsHexGroups() {
+        Gid v4 = Gid.parse("::ffff:10.77.0.1");
+        assertEquals("::ffff:10.77.0.1", v4.toString(GidType.ROCE_V2));
+        assertEquals("0000:0000:0000:0000:0000:ffff:0a4d:0001", v4.toString(GidType.ROCE_V1));
+        assertEquals("0000:0000:0000:0000:0000:ffff:0a4d:0001", v4.toString(GidType.IB));
+        assertEquals(v4.toString(), v4.toString(GidType.IB));
+    }
+
+    @Test
     void parsesEveryFormTheToolsPrint() {
         Gid devinfo = Gid.parse("0000:0000:0000:0000:0000:ffff:0a4d:0001");
         assertEquals(devinfo, Gid.parse("00000000000000000000ffff0a4d0001"));

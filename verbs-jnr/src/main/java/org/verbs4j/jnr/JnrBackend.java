@@ -3,7 +3,10 @@ package org.verbs4j.jnr;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.verbs4j.api.DeviceContext;
+import org.verbs4j.api.Errno;
 import org.verbs4j.api.NodeType;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
@@ -19,6 +22,8 @@ public final class JnrBackend implements VerbsBackend {
      */
     private final List<Long> deviceLists = Collections.synchronizedList(new ArrayList<>());
     private volatile List<RdmaDevice> cached = List.of();
+    /** The errno of the last failed {@code ibv_get_device_list}, 0 after one that succeeded. */
+    private volatile int listErrno;
 
     @Override
     public String name() {
@@ -55,12 +60,14 @@ public final class JnrBackend implements VerbsBackend {
             long list = lib.ibv_get_device_list(num);
             if (list == 0) {
                 int errno = lastErrno();
-                // ENOSYS: no kernel support (no ib_uverbs); that is "no devices", not an error
-                if (errno == 38 || errno == 2) {
+                // ENOSYS: no kernel support (no ib_uverbs); that is "no devices" (noDevicesErrno says why), not an error
+                if (errno == Errno.ENOSYS || errno == Errno.ENOENT) {
+                    listErrno = errno;
                     return List.of();
                 }
                 throw new VerbsException("ibv_get_device_list", errno, null);
             }
+            listErrno = 0;
             int n = RawMemory.getInt(num);
             List<RdmaDevice> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -82,6 +89,14 @@ public final class JnrBackend implements VerbsBackend {
         } finally {
             RawMemory.free(num);
         }
+    }
+
+    @Override
+    public int noDevicesErrno() {
+        if (listErrno == Errno.ENOSYS || !Files.isDirectory(Path.of("/sys/class/infiniband"))) {
+            return Errno.ENOSYS;
+        }
+        return Errno.ENODEV;
     }
 
     /**

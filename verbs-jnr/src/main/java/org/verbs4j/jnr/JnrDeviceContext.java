@@ -13,8 +13,8 @@ import org.verbs4j.api.AsyncEventType;
 import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.ProtectionDomain;
-import org.verbs4j.api.AtomicCapability;
 import org.verbs4j.api.DeviceAttributes;
+import org.verbs4j.api.DeviceAttributesEx;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.Errno;
 import org.verbs4j.api.Gid;
@@ -44,6 +44,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     private PollThread asyncThread;
     /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
     private final long queryPortFn;
+    /** {@code verbs_context->query_device_ex}, or 0 (then the attributes of {@code ibv_query_device}). */
+    private final long queryDeviceExFn;
 
     JnrDeviceContext(RdmaDevice device, long ctx) {
         this(device, ctx, true);
@@ -55,6 +57,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         this.ctx = ctx;
         this.owned = owned;
         this.queryPortFn = extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_PORT);
+        this.queryDeviceExFn = extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_DEVICE_EX);
         describeForLeakReport(device.name() + " context 0x" + Long.toHexString(ctx));
     }
 
@@ -263,50 +266,21 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
                 if (rc != 0) {
                     throw new VerbsException("ibv_query_device", rc, device.name());
                 }
-                return new DeviceAttributes(
-                        RawMemory.getString(a + Layout.DA_FW_VER, Layout.DA_FW_VER_LEN),
-                        Long.reverseBytes(RawMemory.getLong(a + Layout.DA_NODE_GUID)),
-                        Long.reverseBytes(RawMemory.getLong(a + Layout.DA_SYS_IMAGE_GUID)),
-                        RawMemory.getLong(a + Layout.DA_MAX_MR_SIZE),
-                        RawMemory.getLong(a + Layout.DA_PAGE_SIZE_CAP),
-                        RawMemory.getInt(a + Layout.DA_VENDOR_ID),
-                        RawMemory.getInt(a + Layout.DA_VENDOR_PART_ID),
-                        RawMemory.getInt(a + Layout.DA_HW_VER),
-                        RawMemory.getInt(a + Layout.DA_MAX_QP),
-                        RawMemory.getInt(a + Layout.DA_MAX_QP_WR),
-                        RawMemory.getInt(a + Layout.DA_DEVICE_CAP_FLAGS),
-                        RawMemory.getInt(a + Layout.DA_MAX_SGE),
-                        RawMemory.getInt(a + Layout.DA_MAX_SGE_RD),
-                        RawMemory.getInt(a + Layout.DA_MAX_CQ),
-                        RawMemory.getInt(a + Layout.DA_MAX_CQE),
-                        RawMemory.getInt(a + Layout.DA_MAX_MR),
-                        RawMemory.getInt(a + Layout.DA_MAX_PD),
-                        RawMemory.getInt(a + Layout.DA_MAX_QP_RD_ATOM),
-                        RawMemory.getInt(a + Layout.DA_MAX_EE_RD_ATOM),
-                        RawMemory.getInt(a + Layout.DA_MAX_RES_RD_ATOM),
-                        RawMemory.getInt(a + Layout.DA_MAX_QP_INIT_RD_ATOM),
-                        RawMemory.getInt(a + Layout.DA_MAX_EE_INIT_RD_ATOM),
-                        AtomicCapability.of(RawMemory.getInt(a + Layout.DA_ATOMIC_CAP)),
-                        RawMemory.getInt(a + Layout.DA_MAX_EE),
-                        RawMemory.getInt(a + Layout.DA_MAX_RDD),
-                        RawMemory.getInt(a + Layout.DA_MAX_MW),
-                        RawMemory.getInt(a + Layout.DA_MAX_RAW_IPV6_QP),
-                        RawMemory.getInt(a + Layout.DA_MAX_RAW_ETHY_QP),
-                        RawMemory.getInt(a + Layout.DA_MAX_MCAST_GRP),
-                        RawMemory.getInt(a + Layout.DA_MAX_MCAST_QP_ATTACH),
-                        RawMemory.getInt(a + Layout.DA_MAX_TOTAL_MCAST_QP_ATTACH),
-                        RawMemory.getInt(a + Layout.DA_MAX_AH),
-                        RawMemory.getInt(a + Layout.DA_MAX_FMR),
-                        RawMemory.getInt(a + Layout.DA_MAX_MAP_PER_FMR),
-                        RawMemory.getInt(a + Layout.DA_MAX_SRQ),
-                        RawMemory.getInt(a + Layout.DA_MAX_SRQ_WR),
-                        RawMemory.getInt(a + Layout.DA_MAX_SRQ_SGE),
-                        RawMemory.getUShort(a + Layout.DA_MAX_PKEYS),
-                        RawMemory.getUByte(a + Layout.DA_LOCAL_CA_ACK_DELAY),
-                        RawMemory.getUByte(a + Layout.DA_PHYS_PORT_CNT));
+                return DeviceQuery.attributes(a);
             } finally {
                 RawMemory.free(a);
             }
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public DeviceAttributesEx queryDeviceEx() {
+        enter();
+        try {
+            DeviceAttributesEx x = DeviceQuery.extended(device.name(), ctx, queryDeviceExFn);
+            return x != null ? x : DeviceAttributesEx.of(queryDevice());
         } finally {
             leave();
         }

@@ -54,6 +54,7 @@ public final class Layout {
     public static final int VERBS_CONTEXT_QUERY_PORT = 0;
     /** Offset of {@code sz} in {@code struct verbs_context}, in bytes. */
     public static final int VERBS_CONTEXT_SZ = 312;
+    public static final int VERBS_CONTEXT_QUERY_DEVICE_EX = 216;
 
     // struct ibv_device_attr
     /** {@code sizeof(struct ibv_device_attr)}, in bytes. */
@@ -140,6 +141,38 @@ public final class Layout {
     public static final int DA_LOCAL_CA_ACK_DELAY = 226;
     /** Offset of {@code phys_port_cnt} in {@code struct ibv_device_attr}, in bytes. */
     public static final int DA_PHYS_PORT_CNT = 227;
+
+    // struct ibv_device_attr_ex (orig_attr at 0), as rdma-core 44's verbs.h lays it out; a newer
+    // libibverbs fills only the attr_size bytes it is given
+    public static final int DEVICE_ATTR_EX_SIZE = 400;
+    public static final int DAX_ODP_GENERAL_CAPS = 240;
+    public static final int DAX_RC_ODP_CAPS = 248;
+    public static final int DAX_UC_ODP_CAPS = 252;
+    public static final int DAX_UD_ODP_CAPS = 256;
+    public static final int DAX_COMPLETION_TIMESTAMP_MASK = 264;
+    public static final int DAX_HCA_CORE_CLOCK = 272;
+    public static final int DAX_DEVICE_CAP_FLAGS_EX = 280;
+    public static final int DAX_MAX_TSO = 288;
+    public static final int DAX_TSO_SUPPORTED_QPTS = 292;
+    public static final int DAX_RSS_SUPPORTED_QPTS = 296;
+    public static final int DAX_MAX_RWQ_INDIRECTION_TABLES = 300;
+    public static final int DAX_MAX_RWQ_INDIRECTION_TABLE_SIZE = 304;
+    public static final int DAX_RX_HASH_FIELDS_MASK = 312;
+    public static final int DAX_RX_HASH_FUNCTION = 320;
+    public static final int DAX_MAX_WQ_TYPE_RQ = 328;
+    public static final int DAX_QP_RATE_LIMIT_MIN = 332;
+    public static final int DAX_QP_RATE_LIMIT_MAX = 336;
+    public static final int DAX_PACKET_PACING_SUPPORTED_QPTS = 340;
+    public static final int DAX_RAW_PACKET_CAPS = 344;
+    public static final int DAX_TM_MAX_RNDV_HDR_SIZE = 348;
+    public static final int DAX_TM_MAX_NUM_TAGS = 352;
+    public static final int DAX_TM_FLAGS = 356;
+    public static final int DAX_TM_MAX_OPS = 360;
+    public static final int DAX_TM_MAX_SGE = 364;
+    public static final int DAX_MAX_CQ_COUNT = 368;
+    public static final int DAX_MAX_CQ_PERIOD = 370;
+    public static final int DAX_MAX_DM_SIZE = 376;
+    public static final int DAX_XRC_ODP_CAPS = 392;
 
     // struct ibv_port_attr
     /** {@code sizeof(struct ibv_port_attr)}, in bytes. */

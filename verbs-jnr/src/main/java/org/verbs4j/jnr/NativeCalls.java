@@ -22,6 +22,10 @@ final class NativeCalls {
     /** {@code int query_port(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t)}. */
     static final CallContext QUERY_PORT = context(Type.SINT32, Type.POINTER, Type.UINT8, Type.POINTER, Type.UINT64);
 
+    /** {@code int query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_input *, struct ibv_device_attr_ex *, size_t)}. */
+    static final CallContext QUERY_DEVICE_EX = context(Type.SINT32, Type.POINTER, Type.POINTER, Type.POINTER,
+            Type.UINT64);
+
     private NativeCalls() {
     }
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.api.DeviceAttributes;
+import org.verbs4j.api.DeviceAttributesEx;
 import org.verbs4j.api.DeviceCapability;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.Gid;
@@ -123,6 +124,11 @@ class DeviceQueryIT {
             c.number("max_pkeys", a.maxPkeys());
             c.number("local_ca_ack_delay", a.localCaAckDelay());
             assertTrue(c.compared >= 36, "compared only " + c.compared + " device fields");
+            // ibv_query_device_ex: the same classic attributes, and the extended ones ibv_devinfo prints
+            DeviceAttributesEx x = ctx.queryDeviceEx();
+            assertEquals(a, x.attributes(), device + " query_device_ex's orig_attr");
+            c.number("device_cap_flags_ex", x.deviceCapFlagsEx());
+            c.number("max_wq_type_rq", x.maxWqTypeRq());
 
             Set<String> printed = new TreeSet<>(hca.flags().getOrDefault("device_cap_flags", List.of()));
             printed.removeIf(s -> s.startsWith("Unknown flags"));

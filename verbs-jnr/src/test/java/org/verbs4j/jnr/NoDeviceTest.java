@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.verbs4j.api.Errno;
 import org.verbs4j.api.NoSuchDeviceException;
 import org.verbs4j.api.Rdma;
 
@@ -26,8 +27,19 @@ class NoDeviceTest {
         assertEquals(0, Rdma.devices().size());
         NoSuchDeviceException e = assertThrows(NoSuchDeviceException.class, () -> Rdma.open("mlx5_0"));
         assertTrue(e.getMessage().contains("mlx5_0"), e.getMessage());
-        assertTrue(e.getMessage().contains("no RDMA device") || e.getMessage().contains("libibverbs"), e.getMessage());
+        assertTrue(e.getMessage().contains("no RDMA device") || e.getMessage().contains("no RDMA support")
+                || e.getMessage().contains("libibverbs"), e.getMessage());
         assertEquals("ibv_get_device_list", e.verb());
+    }
+
+    @Test
+    void aKernelWithoutRdmaIsENOSYSNotENODEV() {
+        assumeFalse(Files.isDirectory(Path.of("/sys/class/infiniband")), "this kernel has RDMA support");
+        assertEquals(Errno.ENOSYS, Rdma.noDevicesErrno());
+        assertTrue(Rdma.noDevicesReason().contains("kernel has no RDMA support"), Rdma.noDevicesReason());
+        NoSuchDeviceException e = assertThrows(NoSuchDeviceException.class, () -> Rdma.open("mlx5_0"));
+        assertEquals(Errno.ENOSYS, e.errno(), e.getMessage());
+        assertTrue(e.getMessage().contains("ENOSYS") && !e.getMessage().contains("ENODEV"), e.getMessage());
     }
 
     @Test

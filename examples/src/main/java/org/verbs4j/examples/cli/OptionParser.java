@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
+import org.verbs4j.api.VerbsException;
 
 /**
  * One getopt-style parser for the examples and {@code verbs4j-perf}: the command line as GNU
@@ -435,7 +436,9 @@ public final class OptionParser {
     /**
      * The common {@code main} of every tool: parse; on {@code -h}/{@code --help} print the usage on
      * {@code out} and return 0; on a bad command line report it on {@code err} and return {@link #EXIT_USAGE};
-     * otherwise run the tool.
+     * otherwise run the tool. A {@link VerbsException} out of the tool (a device or port that is not there, a
+     * verb the device refuses) is reported as one line {@code PROG: MESSAGE} on {@code err}, not a stack trace,
+     * and the exit status is its errno (1 when it has none); other exceptions are bugs and propagate.
      *
      * @param args the arguments
      * @param out stdout
@@ -458,6 +461,13 @@ public final class OptionParser {
         } catch (UsageException e) {
             return reportUsageError(e, err);
         }
-        return tool.applyAsInt(s);
+        try {
+            return tool.applyAsInt(s);
+        } catch (VerbsException e) {
+            out.flush();
+            err.println(prog + ": " + e.getMessage());
+            err.flush();
+            return e.errno() > 0 && e.errno() < 126 ? e.errno() : 1;
+        }
     }
 }

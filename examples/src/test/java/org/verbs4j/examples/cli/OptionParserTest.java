@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.NoSuchDeviceException;
 
 /** The getopt_long rules, the typed values, the generated usage and the common exit behaviour. */
 class OptionParserTest {
@@ -234,5 +236,25 @@ class OptionParserTest {
         assertEquals(0, ran[0]);
 
         assertEquals(42, parser().launch(new String[] {"-s", "1K", "h"}, o, e, c -> c.get(SIZE), s -> s == 1024 ? 42 : 1));
+    }
+
+    @Test
+    void aVerbsErrorOfTheToolIsOneLineAndItsErrnoNotAStackTrace() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        assertEquals(19, parser().launch(new String[0], o, e, c -> c, c -> {
+            throw new NoSuchDeviceException("RDMA device 'mlx5_0' not found; devices present: rxe0");
+        }));
+        assertEquals("tool: ibv_get_device_list failed (RDMA device 'mlx5_0' not found; devices present: rxe0): "
+                + "ENODEV (19, No such device)\n", err.toString(StandardCharsets.UTF_8));
+        err.reset();
+        assertEquals(1, parser().launch(new String[0], o, e, c -> c, c -> {
+            throw new VerbsException("ibv_open_device", 0, "rxe0");
+        }));
+        assertEquals(1, err.toString(StandardCharsets.UTF_8).lines().count());
+        assertThrows(IllegalStateException.class, () -> parser().launch(new String[0], o, e, c -> c, c -> {
+            throw new IllegalStateException("a bug propagates");
+        }));
     }
 }

@@ -7,6 +7,7 @@ import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.FabricOptions;
 import org.verbs4j.api.Gid;
 import org.verbs4j.api.GidEntry;
+import org.verbs4j.api.GidType;
 import org.verbs4j.api.PortAttributes;
 import org.verbs4j.api.QpEndpoint;
 
@@ -85,7 +86,8 @@ public abstract class AbstractFabricProvider implements FabricProvider {
     }
 
     /**
-     * Describes GID entries for error messages: "[3] 0000:...:ffff:8cdd:3c0b RoCE v2 (IPv4 140.221.60.11), ...".
+     * "[2] 0000:...:ffff:8cdd:3c0b RoCE v1 (IPv4 140.221.60.11), [3] ::ffff:140.221.60.11 RoCE v2, ...", or
+     * "none": for error messages. Each GID is printed as {@code ibv_devinfo} prints it ({@link Gid#toString(GidType)}).
      *
      * @param entries the GID entries to describe
      * @return their description, or "none" when there are none
@@ -94,8 +96,9 @@ public abstract class AbstractFabricProvider implements FabricProvider {
         if (entries.isEmpty()) {
             return "none";
         }
-        return entries.stream().map(e -> "[" + e.index() + "] " + e.gid() + " " + e.type().text()
-                + (e.gid().isIpv4Mapped() ? " (IPv4 " + e.gid().toInetAddress().getHostAddress() + ")" : ""))
+        return entries.stream().map(e -> "[" + e.index() + "] " + e.gid().toString(e.type()) + " " + e.type().text()
+                + (e.gid().isIpv4Mapped() && e.type() != GidType.ROCE_V2
+                        ? " (IPv4 " + e.gid().toInetAddress().getHostAddress() + ")" : ""))
                 .collect(Collectors.joining(", "));
     }
 

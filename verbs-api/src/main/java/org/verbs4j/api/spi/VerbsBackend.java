@@ -31,6 +31,16 @@ public interface VerbsBackend {
     List<RdmaDevice> devices();
 
     /**
+     * Why {@link #devices()} is empty, as an errno: {@link org.verbs4j.api.Errno#ENOSYS} when this machine's
+     * kernel has no RDMA support ({@code ibv_get_device_list} fails with ENOSYS, no
+     * {@code /sys/class/infiniband}), {@link org.verbs4j.api.Errno#ENODEV} when it has but no device is there
+     * (this default).
+     */
+    default int noDevicesErrno() {
+        return org.verbs4j.api.Errno.ENODEV;
+    }
+
+    /**
      * A new rdma_cm connection manager (its own event channel and event thread). Backends without
      * librdmacm keep this default.
      *
