@@ -79,12 +79,50 @@ public record DeviceAttributesEx(
     /** {@code IBV_ODP_SUPPORT_IMPLICIT} in {@link #odpGeneralCaps()}. */
     public static final long ODP_SUPPORT_IMPLICIT = 2;
 
-    /** Checks that {@code attributes} is given. */
+    /**
+     * The attributes as {@code ibv_query_device_ex} reports them.
+     *
+     * @param attributes see {@link #attributes()}
+     * @param odpGeneralCaps see {@link #odpGeneralCaps()}
+     * @param rcOdpCaps see {@link #rcOdpCaps()}
+     * @param ucOdpCaps see {@link #ucOdpCaps()}
+     * @param udOdpCaps see {@link #udOdpCaps()}
+     * @param xrcOdpCaps see {@link #xrcOdpCaps()}
+     * @param completionTimestampMask see {@link #completionTimestampMask()}
+     * @param hcaCoreClock see {@link #hcaCoreClock()}
+     * @param deviceCapFlagsEx see {@link #deviceCapFlagsEx()}
+     * @param maxTso see {@link #maxTso()}
+     * @param tsoSupportedQpts see {@link #tsoSupportedQpts()}
+     * @param maxRwqIndirectionTables see {@link #maxRwqIndirectionTables()}
+     * @param maxRwqIndirectionTableSize see {@link #maxRwqIndirectionTableSize()}
+     * @param rxHashFunction see {@link #rxHashFunction()}
+     * @param rxHashFieldsMask see {@link #rxHashFieldsMask()}
+     * @param rssSupportedQpts see {@link #rssSupportedQpts()}
+     * @param maxWqTypeRq see {@link #maxWqTypeRq()}
+     * @param qpRateLimitMin see {@link #qpRateLimitMin()}
+     * @param qpRateLimitMax see {@link #qpRateLimitMax()}
+     * @param packetPacingSupportedQpts see {@link #packetPacingSupportedQpts()}
+     * @param rawPacketCaps see {@link #rawPacketCaps()}
+     * @param tmMaxRndvHdrSize see {@link #tmMaxRndvHdrSize()}
+     * @param tmMaxNumTags see {@link #tmMaxNumTags()}
+     * @param tmFlags see {@link #tmFlags()}
+     * @param tmMaxOps see {@link #tmMaxOps()}
+     * @param tmMaxSge see {@link #tmMaxSge()}
+     * @param maxCqCount see {@link #maxCqCount()}
+     * @param maxCqPeriod see {@link #maxCqPeriod()}
+     * @param maxDmSize see {@link #maxDmSize()}
+     * @throws NullPointerException when {@code attributes} is null
+     */
     public DeviceAttributesEx {
         Objects.requireNonNull(attributes, "attributes");
     }
 
-    /** What libibverbs reports for a provider without {@code query_device_ex}: the classic attributes, zeros. */
+    /**
+     * What libibverbs reports for a provider without {@code query_device_ex}: the classic attributes, zeros.
+     *
+     * @param attributes the classic attributes
+     * @return them, with every extended field 0
+     */
     public static DeviceAttributesEx of(DeviceAttributes attributes) {
         return new DeviceAttributesEx(attributes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0);

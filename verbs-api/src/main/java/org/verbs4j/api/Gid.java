@@ -179,6 +179,8 @@ public final class Gid {
      * The text glibc's {@code inet_ntop(AF_INET6, ...)} writes: lower-case hex groups without leading zeros,
      * the longest run (the first of equal runs, at least two groups) of zero groups as {@code ::}, and the
      * last 32 bits as a dotted quad for {@code ::ffff:a.b.c.d} and {@code ::a.b.c.d}.
+     *
+     * @return the IPv6 text of this GID
      */
     public String toInet6String() {
         int[] words = new int[8];
@@ -234,6 +236,9 @@ public final class Gid {
     /**
      * The text {@code ibv_devinfo} prints for a GID table entry of {@code type}: {@link #toInet6String()} for
      * RoCE v2, {@link #toString()} for IB and RoCE v1 (and for a type it does not know).
+     *
+     * @param type the GID table entry's type
+     * @return the text
      */
     public String toString(GidType type) {
         return type == GidType.ROCE_V2 ? toInet6String() : toString();

@@ -13,7 +13,12 @@ public class NoSuchDeviceException extends VerbsException {
         this(Errno.ENODEV, message);
     }
 
-    /** With the errno that says why: ENODEV (no such device), ENOSYS (the kernel has no RDMA support). */
+    /**
+     * With the errno that says why.
+     *
+     * @param errno   ENODEV (no such device) or ENOSYS (the kernel has no RDMA support)
+     * @param message which device, and what devices there are, or why there is none
+     */
     public NoSuchDeviceException(int errno, String message) {
         super("ibv_get_device_list", errno, message, "");
     }

@@ -78,6 +78,8 @@ public final class Rdma {
     /**
      * {@code null} when this machine has RDMA devices; otherwise why it has none, in words a user can act on:
      * no backend, a kernel without RDMA support, or no device.
+     *
+     * @return the reason, or {@code null} when there are devices
      */
     public static String noDevicesReason() {
         VerbsBackend b = Backends.inUse();
@@ -90,6 +92,8 @@ public final class Rdma {
     /**
      * The errno of {@link #noDevicesReason()}: {@link Errno#ENOSYS} when the kernel has no RDMA support,
      * {@link Errno#ENODEV} when there is no device or no backend, 0 when there are devices.
+     *
+     * @return the errno, or 0
      */
     public static int noDevicesErrno() {
         VerbsBackend b = Backends.inUse();

@@ -5,7 +5,7 @@ package org.verbs4j.jnr;
  * stable ABI since rdma-core 17). Every value here is checked against the installed headers by
  * {@code LayoutIT}, which compiles an offsetof probe in the lab: a wrong offset corrupts memory.
  */
-public final class Layout {
+final class Layout {
     private Layout() {
     }
 

@@ -35,6 +35,8 @@ public interface VerbsBackend {
      * kernel has no RDMA support ({@code ibv_get_device_list} fails with ENOSYS, no
      * {@code /sys/class/infiniband}), {@link org.verbs4j.api.Errno#ENODEV} when it has but no device is there
      * (this default).
+     *
+     * @return ENOSYS or ENODEV
      */
     default int noDevicesErrno() {
         return org.verbs4j.api.Errno.ENODEV;
