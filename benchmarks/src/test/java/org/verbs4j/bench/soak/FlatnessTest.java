@@ -30,12 +30,29 @@ class FlatnessTest {
         Flatness.Verdict rss = verdict(vs, "rss_kb");
         assertEquals(100_000, rss.baseline());
         assertEquals(104_000, rss.peak());
+        assertEquals(103_000, rss.held(), "104,000 did not hold: the next sample was lower");
         assertEquals(103_000, rss.last());
         assertTrue(rss.flat(), rss.toString());
         assertTrue(vs.stream().allMatch(Flatness.Verdict::flat));
 
         s.add(at(1000, 106_000, 10));  // 6% over the baseline
         assertFalse(verdict(Flatness.judge(s, 1000, 0.2, 0.05), "rss_kb").flat());
+    }
+
+    /** A value far above the baseline in one sample only is reported, not failed; a step that stays fails. */
+    @Test
+    void aOneSampleSpikeIsNotALeakButAStepThatStaysIs() {
+        List<Sample> spike = List.of(at(0, 2500, 10), at(250, 2500, 10), at(500, 2670, 10), at(750, 2500, 10),
+                at(1000, 2505, 10));
+        Flatness.Verdict rss = verdict(Flatness.judge(spike, 1000, 0, 0.05), "rss_kb");
+        assertTrue(rss.flat(), rss.toString());
+        assertEquals(2670, rss.peak());
+        assertTrue(rss.toString().contains("one-sample peak 2670"), rss.toString());
+        List<Sample> step = List.of(at(0, 2500, 10), at(250, 2500, 10), at(500, 2670, 10), at(750, 2670, 10),
+                at(1000, 2500, 10));
+        assertFalse(verdict(Flatness.judge(step, 1000, 0, 0.05), "rss_kb").flat(), "two samples in a row");
+        List<Sample> atTheEnd = List.of(at(0, 2500, 10), at(500, 2500, 10), at(1000, 2670, 10));
+        assertFalse(verdict(Flatness.judge(atTheEnd, 1000, 0, 0.05), "rss_kb").flat(), "the last sample alone");
     }
 
     @Test
