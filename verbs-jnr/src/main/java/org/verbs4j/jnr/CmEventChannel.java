@@ -34,8 +34,12 @@ final class CmEventChannel {
         long ch = cm.createEventChannel.call0();
         if (ch == 0) {
             int errno = NativeFunction.errno();
-            throw new CmException("rdma_create_event_channel", errno, null,
-                    "check that /dev/infiniband/rdma_cm exists and is readable and writable (modprobe rdma_ucm)");
+            // librdmacm says ENODEV when the kernel has no RDMA support at all: say that, not "load rdma_ucm"
+            boolean noKernelRdma = !java.nio.file.Files.isDirectory(java.nio.file.Path.of("/sys/class/infiniband"));
+            throw new CmException("rdma_create_event_channel", errno, null, noKernelRdma
+                    ? "this machine's kernel has no RDMA support (no /sys/class/infiniband): load the RDMA modules "
+                            + "(ib_core, rdma_ucm and a device driver such as rdma_rxe or siw) or use a kernel built with them"
+                    : "check that /dev/infiniband/rdma_cm exists and is readable and writable (modprobe rdma_ucm)");
         }
         channel = ch;
         fd = RawMemory.getInt(channel + RdmacmLayout.CHANNEL_FD);
