@@ -68,8 +68,11 @@ final class ResourceSampler {
     Sample sample(String phase, long done) {
         System.gc();
         long heap = memory.getHeapMemoryUsage().getUsed() / 1024;
+        // the process's own counts before rdma(8) runs: its pipes would count as file descriptors of ours
+        long rss = rssKb();
+        long fds = fdCount();
         long[] n = nativeCounts ? nativeCounts() : null;
-        Sample s = new Sample(device, phase, (System.nanoTime() - t0) / 1e9, done, rssKb(), heap, fdCount(),
+        Sample s = new Sample(device, phase, (System.nanoTime() - t0) / 1e9, done, rss, heap, fds,
                 n == null ? -1 : n[0], n == null ? -1 : n[1], n == null ? -1 : n[2], n == null ? -1 : n[3],
                 n == null ? -1 : n[4], n == null ? -1 : n[5], AbstractResource.leakCount());
         samples.add(s);
