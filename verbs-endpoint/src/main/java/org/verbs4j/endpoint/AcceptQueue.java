@@ -41,6 +41,8 @@ final class AcceptQueue<T extends AutoCloseable> implements AutoCloseable {
     }
 
     private volatile String where;
+    /** Left in {@link #ready} by {@link #close}: wakes every {@link #accept} waiting, and stays for the next. */
+    private final Result<T> closedMark = new Result<>(null, null);
     private final ThreadPoolExecutor workers;
     private final BlockingQueue<Result<T>> ready;
     private final AtomicInteger dropped = new AtomicInteger();
@@ -105,6 +107,10 @@ final class AcceptQueue<T extends AutoCloseable> implements AutoCloseable {
 
     /** Queues a connected peer for {@link #accept} (waits while the backlog is full; closes it if this queue is closed). */
     void deliver(T value) {
+        if (closed) {
+            closeQuietly(value);
+            return;
+        }
         try {
             ready.put(new Result<>(value, null));
             if (closed) {
@@ -149,8 +155,12 @@ final class AcceptQueue<T extends AutoCloseable> implements AutoCloseable {
      *
      * @param none the message when none came in time ("no peer ... within N ms" follows from it)
      * @throws EndpointException when none came in time, or this side failed to connect a peer
+     * @throws IllegalStateException when this queue is closed, also while waiting
      */
     T accept(Duration timeout, String none) {
+        if (closed) {
+            throw new IllegalStateException(where + " is closed");
+        }
         Result<T> r;
         try {
             r = ready.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -161,13 +171,20 @@ final class AcceptQueue<T extends AutoCloseable> implements AutoCloseable {
         if (r == null) {
             throw new EndpointException(none + " " + where + " within " + timeout.toMillis() + " ms");
         }
+        if (r == closedMark) {
+            ready.offer(closedMark); // for the other threads waiting
+            throw new IllegalStateException(where + " is closed (by another thread, during accept)");
+        }
         if (r.failure() != null) {
             throw r.failure();
         }
         return r.value();
     }
 
-    /** Interrupts the peers being connected, waits (up to 5 s) for their threads, closes what nobody accepted. */
+    /**
+     * Interrupts the peers being connected, waits (up to 5 s) for their threads, closes what nobody accepted, and
+     * wakes every thread waiting in {@link #accept} with an exception.
+     */
     @Override
     public void close() {
         closed = true;
@@ -178,14 +195,21 @@ final class AcceptQueue<T extends AutoCloseable> implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         drain();
+        ready.offer(closedMark);
     }
 
     private void drain() {
         Result<T> r;
+        boolean marked = false;
         while ((r = ready.poll()) != null) {
-            if (r.value() != null) {
+            if (r == closedMark) {
+                marked = true;
+            } else if (r.value() != null) {
                 closeQuietly(r.value());
             }
+        }
+        if (marked) {
+            ready.offer(closedMark);
         }
     }
 

@@ -273,6 +273,34 @@ class HostilePeersTest {
         assertEquals(0, server.pending());
     }
 
+    /** A close on another thread wakes every accept waiting, at once, with an exception; later accepts throw too. */
+    @Test
+    void closeWakesTheThreadsWaitingInAccept() throws Exception {
+        listen(16, Duration.ofSeconds(20));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            List<java.util.concurrent.Future<AutoCloseable>> waiting = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                waiting.add(pool.submit(() -> server.accept(Duration.ofMinutes(2))));
+            }
+            Thread.sleep(300); // both are in accept
+            long t0 = System.nanoTime();
+            server.close();
+            for (java.util.concurrent.Future<AutoCloseable> f : waiting) {
+                java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                        java.util.concurrent.ExecutionException.class, () -> f.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                org.junit.jupiter.api.Assertions.assertInstanceOf(IllegalStateException.class, e.getCause());
+                assertTrue(e.getCause().getMessage().contains("closed"), e.getCause().getMessage());
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms < 8000, "woken after " + ms + " ms, not at their 2-minute time-out");
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> server.accept(Duration.ofSeconds(1)));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void acceptTimesOutWhenOnlyHostilePeersCame() throws IOException {
         listen(16, Duration.ofSeconds(20));
