@@ -67,7 +67,8 @@ public final class ConnectionParameters {
      * would never end in {@code RETRY_EXC_ERR}.
      */
     public static ConnectionParameters defaults() {
-        return new ConnectionParameters(null, 1, 1, 6, 7, true);
+        return new ConnectionParameters(null, 1, 1, org.verbs4j.api.spi.FabricProvider.DEFAULT_RETRY,
+                org.verbs4j.api.spi.FabricProvider.DEFAULT_RNR_RETRY, true);
     }
 
     private static int check(String name, int v, int max) {
