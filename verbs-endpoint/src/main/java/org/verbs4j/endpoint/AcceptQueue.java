@@ -141,11 +141,6 @@ final class AcceptQueue<T extends AutoCloseable> implements AutoCloseable {
         return dropped.get();
     }
 
-    /** Peers being connected now. */
-    int connecting() {
-        return workers.getActiveCount();
-    }
-
     boolean isClosed() {
         return closed;
     }
