@@ -16,9 +16,9 @@ module org.verbs4j.api {
 
     // the backend and fabric-provider interfaces: for the modules that implement them, and the endpoints
     exports org.verbs4j.api.spi to org.verbs4j.jnr, org.verbs4j.transport.ib, org.verbs4j.transport.roce,
-            org.verbs4j.transport.iwarp, org.verbs4j.endpoint;
+            org.verbs4j.transport.iwarp, org.verbs4j.endpoint, org.verbs4j.softiwarp;
     // raw native memory and the struct layouts: for the backend only
-    exports org.verbs4j.api.internal to org.verbs4j.jnr;
+    exports org.verbs4j.api.internal to org.verbs4j.jnr, org.verbs4j.softiwarp;
     // the ibv_devinfo text parser: for verbs4j's own tests and tools
     exports org.verbs4j.api.tools to org.verbs4j.jnr, org.verbs4j.transport.ib, org.verbs4j.transport.roce,
             org.verbs4j.transport.iwarp;
