@@ -44,11 +44,19 @@ final class CmEventChannel {
         channel = ch;
         fd = RawMemory.getInt(channel + RdmacmLayout.CHANNEL_FD);
         try {
+            // rdma_destroy_id drops its id's pending events: a blocking read after the poll could then wait
+            // for ever, and the thread would not stop (seen as "did not stop" over 10^4 connect cycles)
+            LibC.setNonBlocking(fd, "rdma_cm event channel");
             thread = new PollThread("verbs4j-rdma-cm-" + COUNT.incrementAndGet(), fd, 8, this::readOne, this::failed);
         } catch (RuntimeException e) {
             cm.destroyEventChannel.call(channel);
             throw e;
         }
+    }
+
+    /** {@return the channel's file descriptor} */
+    int fd() {
+        return fd;
     }
 
     /** {@code rdma_create_id} on this channel: the new id's state, registered for its events. */

@@ -116,6 +116,11 @@ final class JnrConnectionManager extends AbstractResource implements ConnectionM
         }
     }
 
+    /** {@return the event channel's file descriptor} (for tests) */
+    int eventFd() {
+        return events.fd();
+    }
+
     @Override
     public String toString() {
         return "ConnectionManager[" + events + (isClosed() ? ", closed" : "") + "]";

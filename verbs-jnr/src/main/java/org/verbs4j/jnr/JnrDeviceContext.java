@@ -136,8 +136,14 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     public CompletionChannel createCompletionChannel() {
         enter();
         try {
-            return new JnrCompletionChannel(this, created(JnrBackend.lib().createCompChannel.call(ctx),
-                    "ibv_create_comp_channel", device.name()));
+            long ch = created(JnrBackend.lib().createCompChannel.call(ctx), "ibv_create_comp_channel", device.name());
+            try {
+                LibC.setNonBlocking(RawMemory.getInt(ch + Layout.COMP_CHANNEL_FD), device.name() + " completion channel");
+            } catch (RuntimeException e) {
+                JnrBackend.lib().destroyCompChannel.call(ch);
+                throw e;
+            }
+            return new JnrCompletionChannel(this, ch);
         } finally {
             leave();
         }
@@ -185,6 +191,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
             if (listener == null) {
                 stopAsyncThread();
             } else if (asyncThread == null) {
+                LibC.setNonBlocking(RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD), device.name() + " async event");
                 asyncThread = new PollThread("verbs4j-async-" + device.name(), RawMemory.getInt(ctx + Layout.CONTEXT_ASYNC_FD),
                         Layout.ASYNC_EVENT_SIZE, this::deliverAsyncEvent,
                         t -> LOG.warn("async event thread of {} failed; no more async events", device.name(), t));

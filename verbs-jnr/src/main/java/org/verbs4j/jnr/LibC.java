@@ -22,6 +22,7 @@ final class LibC {
     private static final NativeFunction EVENTFD;
     private static final NativeFunction WRITE;
     private static final NativeFunction CLOSE;
+    private static final NativeFunction FCNTL;
 
     static {
         Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
@@ -30,6 +31,8 @@ final class LibC {
         EVENTFD = NativeFunction.of(libc, "eventfd", SINT32, UINT32, SINT32);
         WRITE = NativeFunction.of(libc, "write", SINT64, SINT32, POINTER, UINT64);
         CLOSE = NativeFunction.of(libc, "close", SINT32, SINT32);
+        // fcntl is variadic; its third argument here is an int, passed as the first variadic one would be
+        FCNTL = NativeFunction.of(libc, "fcntl", SINT32, SINT32, SINT32, SINT32);
     }
 
     /** A new non-blocking, close-on-exec eventfd (counter 0): {@link #signal} makes it readable. */
@@ -53,6 +56,31 @@ final class LibC {
         } finally {
             RawMemory.free(one);
         }
+    }
+
+    /**
+     * Sets {@code O_NONBLOCK} on an event descriptor that poll(2) watches before a read: the read then
+     * fails with EAGAIN, instead of blocking for ever, when the event that made the descriptor readable
+     * was taken away in between (the kernel drops the pending events of a CQ, QP or rdma_cm id when it is
+     * destroyed), and the thread stays wakeable. ibv_get_cq_event(3), ibv_get_async_event(3) and
+     * rdma_get_cm_event(3) document this use of fcntl.
+     *
+     * @param fd the descriptor
+     * @param what what it is, for the error
+     */
+    static void setNonBlocking(int fd, String what) {
+        int flags = (int) FCNTL.call(fd, LibcLayout.F_GETFL, 0);
+        if (flags < 0 || (flags & LibcLayout.O_NONBLOCK) == 0
+                && (int) FCNTL.call(fd, LibcLayout.F_SETFL, flags | LibcLayout.O_NONBLOCK) < 0) {
+            throw new org.verbs4j.api.VerbsException("fcntl", NativeFunction.errno(), what + " fd " + fd,
+                    "O_NONBLOCK on an event descriptor");
+        }
+    }
+
+    /** {@return whether the descriptor has {@code O_NONBLOCK} set} (for tests) */
+    static boolean isNonBlocking(int fd) {
+        int flags = (int) FCNTL.call(fd, LibcLayout.F_GETFL, 0);
+        return flags >= 0 && (flags & LibcLayout.O_NONBLOCK) != 0;
     }
 
     static void close(int fd) {

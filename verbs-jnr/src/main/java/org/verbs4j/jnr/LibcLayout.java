@@ -2,7 +2,7 @@ package org.verbs4j.jnr;
 
 /**
  * Offsets, sizes and values of the libc structs verbs4j writes ({@code <poll.h>}, {@code <netinet/in.h>},
- * {@code <sys/eventfd.h>}; glibc, x86_64), main and test code alike. Every value here is checked against the
+ * {@code <sys/eventfd.h>}, {@code <fcntl.h>}; glibc, x86_64), main and test code alike. Every value here is checked against the
  * installed headers by {@code LayoutIT}, which compiles an offsetof probe in the lab.
  */
 final class LibcLayout {
@@ -12,6 +12,9 @@ final class LibcLayout {
     static final int POLLIN = 1;
     static final int EFD_CLOEXEC = 0x80000;
     static final int EFD_NONBLOCK = 0x800;
+    static final int O_NONBLOCK = 0x800;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
 

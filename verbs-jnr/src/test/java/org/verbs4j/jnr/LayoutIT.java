@@ -140,13 +140,16 @@ class LayoutIT {
     });
 
     static final Table LIBC = new Table(LibcLayout.class,
-            "#include <poll.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n#include <sys/eventfd.h>\n", 15,
+            "#include <poll.h>\n#include <netinet/in.h>\n#include <sys/socket.h>\n#include <sys/eventfd.h>\n#include <fcntl.h>\n", 18,
             new String[][] {
                 {"POLLFD_SIZE", "sizeof(struct pollfd)"},
                 {"SOCKADDR_IN_SIZE", "sizeof(struct sockaddr_in)"},
                 {"SOCKADDR_IN6_SIZE", "sizeof(struct sockaddr_in6)"},
                 {"POLLIN", null},
                 {"EFD_", null},
+                {"O_NONBLOCK", null},
+                {"F_GETFL", null},
+                {"F_SETFL", null},
                 {"AF_", null},
                 {"PFD_", "struct pollfd"},
                 {"SIN6_", null}, // offsetof(struct sockaddr_in6, sin6_...): the field names keep their prefix

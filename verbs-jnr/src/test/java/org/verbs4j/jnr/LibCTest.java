@@ -37,6 +37,33 @@ class LibCTest {
     }
 
     @Test
+    void setsNonBlockingOnADescriptor() throws Exception {
+        Path file = Files.createTempFile("v4j-libc", ".tmp");
+        try (java.io.FileInputStream in = new java.io.FileInputStream(file.toFile())) {
+            int fd = -1;
+            try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+                for (Path p : (Iterable<Path>) fds::iterator) {
+                    try {
+                        if (Files.readSymbolicLink(p).equals(file.toRealPath())) {
+                            fd = Integer.parseInt(p.getFileName().toString());
+                        }
+                    } catch (IOException e) {
+                        // the listing's own descriptor is gone by now
+                    }
+                }
+            }
+            assertTrue(fd >= 0, "the open file's descriptor");
+            assertTrue(!LibC.isNonBlocking(fd), "a FileInputStream's descriptor blocks");
+            LibC.setNonBlocking(fd, "test file");
+            assertTrue(LibC.isNonBlocking(fd), "O_NONBLOCK is set");
+            LibC.setNonBlocking(fd, "test file"); // again: a no-op
+            assertTrue(LibC.isNonBlocking(fd), "O_NONBLOCK is still set");
+        } finally {
+            Files.delete(file);
+        }
+    }
+
+    @Test
     void sleepsWithoutWakingUpUntilSignalled() throws Exception {
         int watched = LibC.eventFd();
         int wake = LibC.eventFd();
