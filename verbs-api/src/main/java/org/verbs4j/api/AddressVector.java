@@ -26,6 +26,10 @@ public final class AddressVector {
     private int hopLimit = 1;
     private int trafficClass;
 
+    /** An address vector with every field at its default (port 1, no GRH, hop limit 1); set what differs. */
+    public AddressVector() {
+    }
+
     /**
      * InfiniBand, same subnet: addressed by LID, no GRH.
      *

@@ -26,6 +26,10 @@ public final class FabricOptions {
     private int minRnrTimer = -1;
     private int hopLimit = -1;
 
+    /** Options with nothing chosen: the fabric provider decides each one (as {@link #defaults()}). */
+    public FabricOptions() {
+    }
+
     /** {@return the defaults} */
     public static FabricOptions defaults() {
         return new FabricOptions();

@@ -43,6 +43,10 @@ public final class QpAttributes {
     private int rnrRetry;
     private boolean sqDraining;
 
+    /** Attributes with nothing set and an empty mask; each setter sets its value and its mask bit. */
+    public QpAttributes() {
+    }
+
     /** {@return the attributes that are set, as {@link QpAttrMask} bits} */
     public int mask() {
         return mask;

@@ -45,6 +45,10 @@ public final class EndpointOptions {
     private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
     private int maxPendingHandshakes = DEFAULT_MAX_PENDING_HANDSHAKES;
 
+    /** The default options (as {@link #defaults()}); change what differs. */
+    public EndpointOptions() {
+    }
+
     /**
      * The defaults: rdma_cm, the device of the address, port 1, 16 send and 16 receive slots of 4096 bytes, no
      * RDMA region, send credits on, a 30 s timeout. Each call returns a new object, changed with the setters.

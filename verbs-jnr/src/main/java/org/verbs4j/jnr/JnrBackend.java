@@ -25,6 +25,10 @@ public final class JnrBackend implements VerbsBackend {
     /** The errno of the last failed {@code ibv_get_device_list}, 0 after one that succeeded. */
     private volatile int listErrno;
 
+    /** The backend, as {@link java.util.ServiceLoader} makes it; it loads libibverbs on first use. */
+    public JnrBackend() {
+    }
+
     @Override
     public String name() {
         return "jnr";

@@ -42,6 +42,10 @@ public final class CloseGuard {
     /** Bit 0: shut. The rest: twice the number of calls in progress. */
     private volatile long state;
 
+    /** A guard for one resource: open, with no call in flight. */
+    public CloseGuard() {
+    }
+
     /**
      * Enters a call: true when the guard is open (then {@link #leave()} must follow, in a {@code finally}),
      * false when it is shut (then the caller throws its "closed" exception and does not leave).
