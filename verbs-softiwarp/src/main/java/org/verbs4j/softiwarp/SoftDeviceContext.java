@@ -1,6 +1,11 @@
 package org.verbs4j.softiwarp;
 
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.verbs4j.api.AsyncEvent;
 import org.verbs4j.api.AsyncEventListener;
 import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
@@ -19,7 +24,9 @@ import org.verbs4j.api.spi.AbstractResource;
 /** An open software iWARP device: its queries, and the factory of its PDs, CQs and completion channels. */
 final class SoftDeviceContext extends AbstractResource implements DeviceContext {
     private final SoftIwarpDevice device;
+    private static final Logger LOG = LoggerFactory.getLogger(SoftDeviceContext.class);
     private volatile AsyncEventListener asyncListener;
+    private ExecutorService eventThread;
 
     SoftDeviceContext(SoftIwarpDevice device) {
         super(null);
@@ -43,6 +50,11 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
     @Override
     protected void destroy() {
         asyncListener = null;
+        synchronized (this) {
+            if (eventThread != null) {
+                eventThread.shutdown();
+            }
+        }
     }
 
     @Override
@@ -115,17 +127,54 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
 
     @Override
     public CompletionChannel createCompletionChannel() {
-        throw notYet("ibv_create_comp_channel");
+        enter();
+        try {
+            return new SoftCompletionChannel(this);
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector) {
-        throw notYet("ibv_create_cq");
+        if (channel != null && (!(channel instanceof SoftCompletionChannel) || channel.context() != this)) {
+            throw new IllegalArgumentException(channel + " is not a channel of " + this);
+        }
+        if (compVector != 0) {
+            throw new VerbsException("ibv_create_cq", Errno.EINVAL, "completion vector " + compVector
+                    + ": the device has one (0)");
+        }
+        enter();
+        try {
+            return new SoftCompletionQueue(this, entries, (SoftCompletionChannel) channel);
+        } finally {
+            leave();
+        }
     }
 
-    private VerbsException notYet(String verb) {
-        checkOpen();
-        return new VerbsException(verb, Errno.EOPNOTSUPP, device.name() + ": not yet implemented by the softiwarp backend");
+    /** Delivers {@code event} to the listener, if there is one, on the context's event thread. */
+    void raise(AsyncEvent event) {
+        AsyncEventListener l = asyncListener;
+        if (l != null) {
+            events().execute(() -> {
+                try {
+                    l.onEvent(event);
+                } catch (RuntimeException e) {
+                    LOG.warn("the async event listener of {} failed on {}", device.name(), event, e);
+                }
+            });
+        }
+    }
+
+    private synchronized ExecutorService events() {
+        if (eventThread == null) {
+            eventThread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "verbs4j-softiwarp-async-" + device.name());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return eventThread;
     }
 
     @Override
