@@ -12,8 +12,8 @@ import org.verbs4j.api.PortState;
 
 /**
  * The attributes a software iWARP device reports, laid out as Linux siw reports its own ({@code siw_query_device},
- * {@code siw_query_port}): no atomics, memory-management extensions, one port on Ethernet with one GID and one
- * P_Key, IRD and ORD of 128 per QP (siw's, which a peer's MPA negotiation expects). The limits are those
+ * {@code siw_query_port}, compared with {@code ibv_devinfo -v} of the lab's siw0): firmware 0.0.0, no atomics,
+ * memory-management extensions only, one port on Ethernet with one GID and an empty P_Key table, IRD and ORD of 128 per QP (siw's, which a peer's MPA negotiation expects). The limits are those
  * of a sensible software device rather than siw's (which allows 100 000 QPs).
  */
 final class SiwAttributes {
@@ -34,8 +34,8 @@ final class SiwAttributes {
     static final int PORT_CAP_FLAGS = (1 << 16) | (1 << 19);
     static final int PHYS_STATE_DISABLED = 3;
     static final int PHYS_STATE_LINK_UP = 5;
-    /** {@code IB_WIDTH_4X} and {@code IB_SPEED_SDR}. */
-    static final int ACTIVE_WIDTH = 2;
+    /** {@code IB_WIDTH_1X} and {@code IB_SPEED_SDR}, what siw0 reports on a virtio NIC. */
+    static final int ACTIVE_WIDTH = 1;
     static final int ACTIVE_SPEED = 1;
 
     private SiwAttributes() {
@@ -63,7 +63,7 @@ final class SiwAttributes {
         }
         Mtu m = ibMtu(mtu);
         return new PortAttributes(1, up ? PortState.ACTIVE : PortState.DOWN, m, m, 1, PORT_CAP_FLAGS, 0xffffffffL,
-                0, 0, 1, 0, 0, 0, 0, 0, 0, 0, ACTIVE_WIDTH, ACTIVE_SPEED,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ACTIVE_WIDTH, ACTIVE_SPEED,
                 up ? PHYS_STATE_LINK_UP : PHYS_STATE_DISABLED, LinkLayer.ETHERNET, 0, 0);
     }
 

@@ -97,8 +97,9 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
     @Override
     public int queryPkey(int port, int index) {
         checkPort("ibv_query_pkey", port);
-        checkIndex("ibv_query_pkey", port, index, 1);
-        return 0xffff; // siw's one default P_Key
+        // iWARP has no partitions: siw's P_Key table is empty (pkey_tbl_len 0), so every index is outside it
+        throw new VerbsException("ibv_query_pkey", Errno.EINVAL, device.name() + " port " + port + " index " + index
+                + ": an iWARP device has no P_Key table");
     }
 
     private void checkPort(String verb, int port) {
@@ -111,7 +112,7 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
     private void checkIndex(String verb, int port, int index, int length) {
         if (index < 0 || index >= length) {
             throw new VerbsException(verb, Errno.EINVAL, device.name() + " port " + port + " index " + index
-                    + ": the table has " + length + " entry");
+                    + ": the table has " + length + (length == 1 ? " entry" : " entries"));
         }
     }
 
