@@ -30,6 +30,8 @@ final class SiwAttributes {
     static final int MAX_SRQ = 1024;
     static final int MAX_SRQ_WR = 16384;
     static final int PAGE_SIZE = 4096;
+    /** The most bytes a send carries inline (a software device copies them at post time). */
+    static final int MAX_INLINE = 256;
     /** {@code IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP}, siw's port capabilities. */
     static final int PORT_CAP_FLAGS = (1 << 16) | (1 << 19);
     static final int PHYS_STATE_DISABLED = 3;

@@ -23,6 +23,8 @@ final class SoftIwarpDevice implements RdmaDevice {
     private final byte[] mac;
     private final long guid;
     private final StagTable stags = new StagTable(SiwAttributes.MAX_MR);
+    private final java.util.concurrent.atomic.AtomicInteger nextQpNumber = new java.util.concurrent.atomic.AtomicInteger(1);
+    private final java.util.concurrent.atomic.AtomicInteger liveQps = new java.util.concurrent.atomic.AtomicInteger();
 
     SoftIwarpDevice(String name, NetworkInterface ni) {
         this.name = name;
@@ -81,6 +83,20 @@ final class SoftIwarpDevice implements RdmaDevice {
 
     String netdev() {
         return netdev;
+    }
+
+    /** {@return a new QP number (never 0 or reused while the device lives)}; ENOMEM beyond {@code max_qp} QPs. */
+    int allocateQpNumber() {
+        if (liveQps.incrementAndGet() > SiwAttributes.MAX_QP) {
+            liveQps.decrementAndGet();
+            throw new org.verbs4j.api.VerbsException("ibv_create_qp", org.verbs4j.api.Errno.ENOMEM, name
+                    + " has " + SiwAttributes.MAX_QP + " QPs already (max_qp)");
+        }
+        return nextQpNumber.getAndIncrement() & 0xffffff;
+    }
+
+    void releaseQpNumber() {
+        liveQps.decrementAndGet();
     }
 
     StagTable stags() {

@@ -107,8 +107,12 @@ final class SoftProtectionDomain extends AbstractResource implements ProtectionD
 
     @Override
     public QueuePair createQueuePair(QpInitAttributes attributes) {
-        checkOpen();
-        throw new VerbsException("ibv_create_qp", Errno.EOPNOTSUPP, "not yet implemented by the softiwarp backend");
+        enter();
+        try {
+            return SoftQueuePair.create(this, attributes);
+        } finally {
+            leave();
+        }
     }
 
     @Override
