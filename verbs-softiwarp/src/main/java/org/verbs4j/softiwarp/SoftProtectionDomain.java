@@ -117,8 +117,12 @@ final class SoftProtectionDomain extends AbstractResource implements ProtectionD
 
     @Override
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int limit) {
-        checkOpen();
-        throw new VerbsException("ibv_create_srq", Errno.EOPNOTSUPP, "not yet implemented by the softiwarp backend");
+        enter();
+        try {
+            return new SoftSharedReceiveQueue(this, maxWr, maxSge, limit);
+        } finally {
+            leave();
+        }
     }
 
     @Override

@@ -9,6 +9,8 @@ import static org.verbs4j.api.internal.WrLayout.Wr.SGE_SIZE;
 import static org.verbs4j.api.internal.WrLayout.Wr.SG_LIST;
 import static org.verbs4j.api.internal.WrLayout.Wr.WR_ID;
 
+import org.verbs4j.api.AsyncEvent;
+import org.verbs4j.api.AsyncEventType;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.Errno;
 import org.verbs4j.api.PostException;
@@ -46,6 +48,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     private final SoftProtectionDomain pd;
     private final SoftCompletionQueue sendCq;
     private final SoftCompletionQueue recvCq;
+    private final SoftSharedReceiveQueue srq;
     private final int qpNumber;
     private final QpCapabilities capabilities;
     private final boolean signalAll;
@@ -54,8 +57,9 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     private final QpAttributesState attributes;
 
     private SoftQueuePair(SoftProtectionDomain pd, QpInitAttributes a, SoftCompletionQueue sendCq,
-            SoftCompletionQueue recvCq, int qpNumber, QpCapabilities caps) {
+            SoftCompletionQueue recvCq, SoftSharedReceiveQueue srq, int qpNumber, QpCapabilities caps) {
         super(pd);
+        this.srq = srq;
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -70,8 +74,9 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
             if (recvCq != sendCq) {
                 dependOn(recvCq);
             }
+            dependOn(srq);
             s = new WorkQueue(caps.maxSendWr(), SEND_SGES + caps.maxSendSge() * SGE_SIZE + caps.maxInlineData());
-            r = new WorkQueue(caps.maxRecvWr(), RECV_SGES + caps.maxRecvSge() * SGE_SIZE);
+            r = new WorkQueue(Math.max(1, caps.maxRecvWr()), RECV_SGES + caps.maxRecvSge() * SGE_SIZE);
         } catch (RuntimeException e) {
             if (s != null) {
                 s.free();
@@ -91,18 +96,22 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         }
         SoftCompletionQueue sendCq = cast(a.sendCq(), pd);
         SoftCompletionQueue recvCq = cast(a.recvCq(), pd);
+        SoftSharedReceiveQueue srq = null;
         if (a.srq() != null) {
-            throw new IllegalArgumentException(a.srq() + " is not a shared receive queue of " + pd);
+            if (!(a.srq() instanceof SoftSharedReceiveQueue) || a.srq().protectionDomain() != pd) {
+                throw new IllegalArgumentException(a.srq() + " is not a shared receive queue of " + pd);
+            }
+            srq = (SoftSharedReceiveQueue) a.srq();
         }
         QpCapabilities caps = new QpCapabilities(
                 limit("max_send_wr", a.maxSendWr(), 1, SiwAttributes.MAX_QP_WR),
-                limit("max_recv_wr", a.maxRecvWr(), 1, SiwAttributes.MAX_QP_WR),
+                srq != null ? 0 : limit("max_recv_wr", a.maxRecvWr(), 1, SiwAttributes.MAX_QP_WR),
                 limit("max_send_sge", a.maxSendSge(), 0, SiwAttributes.MAX_SGE),
                 limit("max_recv_sge", a.maxRecvSge(), 0, SiwAttributes.MAX_SGE),
                 limit("max_inline_data", a.maxInlineData(), 0, SiwAttributes.MAX_INLINE));
-        try (AbstractResource.Use u = AbstractResource.use(pd, sendCq, recvCq)) {
+        try (AbstractResource.Use u = AbstractResource.use(pd, sendCq, recvCq, srq)) {
             int qpn = pd.softContext().softDevice().allocateQpNumber();
-            return new SoftQueuePair(pd, a, sendCq, recvCq, qpn, caps);
+            return new SoftQueuePair(pd, a, sendCq, recvCq, srq, qpn, caps);
         }
     }
 
@@ -215,26 +224,18 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         try {
             long list = wrs.enter();
             try {
+                if (srq != null) {
+                    throw new PostException("ibv_post_recv", Errno.EINVAL, 0, this + " takes its receives from "
+                            + srq + ": post them there");
+                }
                 wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
                 QpState s = attributes.state();
                 if (s == QpState.RESET) {
                     throw new PostException("ibv_post_recv", Errno.EINVAL, 0, this + ", state RESET"
                             + ": a QP must be in INIT or later to receive");
                 }
-                int n = wrs.count();
-                long pos = rq.claim(n);
-                if (pos < 0) {
-                    throw full("ibv_post_recv", rq, n);
-                }
-                for (int i = 0; i < n; i++) {
-                    long wr = list + (long) i * RecvWr.WR_SIZE;
-                    long slot = rq.slot(pos + i);
-                    RawMemory.copy(wr, slot, RecvWr.WR_SIZE);
-                    RawMemory.putLong(slot + NEXT, 0L);
-                    RawMemory.putLong(slot + SG_LIST, slot + RECV_SGES);
-                    RawMemory.copy(RawMemory.getAddress(wr + SG_LIST), slot + RECV_SGES,
-                            (long) RawMemory.getInt(wr + NUM_SGE) * SGE_SIZE);
-                    rq.publish(pos + i);
+                if (!rq.offerReceives(list, wrs.count())) {
+                    throw full("ibv_post_recv", rq, wrs.count());
                 }
                 if (s == QpState.ERR || attributes.state() == QpState.ERR) {
                     flushReceive();
@@ -257,8 +258,15 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         flush(sq, sendCq, true);
     }
 
-    /** Completes every queued receive request with {@code WR_FLUSH_ERR}. */
+    /**
+     * Completes every queued receive request with {@code WR_FLUSH_ERR}; with an SRQ, whose requests stay there for
+     * the other QPs, raises {@code QP_LAST_WQE_REACHED} instead.
+     */
     void flushReceive() {
+        if (srq != null) {
+            softContext().raise(new AsyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, this, 0));
+            return;
+        }
         flush(rq, recvCq, false);
     }
 
@@ -341,7 +349,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     @Override
     public SharedReceiveQueue srq() {
-        return null;
+        return srq;
     }
 
     @Override

@@ -3,6 +3,8 @@ package org.verbs4j.softiwarp;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.internal.WrLayout.RecvWr;
+import org.verbs4j.api.internal.WrLayout.Wr;
 
 /**
  * A send or receive queue of a software QP: {@code depth} slots of {@code slotSize} bytes in native memory,
@@ -67,6 +69,29 @@ final class WorkQueue {
     /** Makes the request at {@code pos} visible to the consumer. */
     void publish(long pos) {
         published.lazySet((int) (pos % depth), pos + 1);
+    }
+
+    /**
+     * Copies a chain of {@code n} {@code ibv_recv_wr} at {@code list} into the queue, each with its own SGEs after
+     * it (a receive queue's slots have room for them); false, and nothing queued, when fewer than {@code n}
+     * slots are free.
+     */
+    boolean offerReceives(long list, int n) {
+        long pos = claim(n);
+        if (pos < 0) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            long wr = list + (long) i * RecvWr.WR_SIZE;
+            long slot = slot(pos + i);
+            RawMemory.copy(wr, slot, RecvWr.WR_SIZE);
+            RawMemory.putLong(slot + Wr.NEXT, 0L);
+            RawMemory.putLong(slot + Wr.SG_LIST, slot + RecvWr.WR_SIZE);
+            RawMemory.copy(RawMemory.getAddress(wr + Wr.SG_LIST), slot + RecvWr.WR_SIZE,
+                    (long) RawMemory.getInt(wr + Wr.NUM_SGE) * Wr.SGE_SIZE);
+            publish(pos + i);
+        }
+        return true;
     }
 
     /** Takes the consumer's token; false when another consumer holds it. */
