@@ -7,6 +7,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.verbs4j.api.RdmaDevice;
 
 /**
@@ -37,6 +39,7 @@ public final class SoftIwarp {
     /** System property that, set to {@code false}, leaves out the default loopback device. */
     public static final String LOOPBACK_PROPERTY = "verbs4j.softiwarp.loopback";
 
+    private static final Logger LOG = LoggerFactory.getLogger(SoftIwarp.class);
     private static final Map<String, SoftIwarpDevice> DEVICES = new LinkedHashMap<>();
     private static boolean started;
 
@@ -73,7 +76,7 @@ public final class SoftIwarp {
         return DEVICES.remove(name) != null;
     }
 
-    private static SoftIwarpDevice add(String name, String netdev) {
+    private static synchronized SoftIwarpDevice add(String name, String netdev) {
         if (name == null || name.isEmpty() || name.length() > 63) {
             throw new IllegalArgumentException("device name '" + name + "': 1 to 63 characters");
         }
@@ -107,17 +110,36 @@ public final class SoftIwarp {
                 add(LOOPBACK_NAME, lo);
             }
         }
-        String list = System.getProperty(DEVICES_PROPERTY, "").trim();
-        if (!list.isEmpty()) {
-            for (String entry : list.split(",")) {
-                int eq = entry.indexOf('=');
-                if (eq <= 0 || eq == entry.length() - 1) {
-                    throw new IllegalArgumentException(DEVICES_PROPERTY + "=" + list + ": '" + entry
-                            + "' is not NAME=INTERFACE");
-                }
-                add(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+        addAll(System.getProperty(DEVICES_PROPERTY, ""));
+    }
+
+    /**
+     * Adds the devices of a {@value #DEVICES_PROPERTY} value. An entry that is not NAME=INTERFACE, or names a
+     * missing interface or a taken name, is logged and skipped: a wrong property must not hide the other
+     * backends' devices from {@link org.verbs4j.api.Rdma#devices()}.
+     *
+     * @return how many devices were added
+     */
+    static int addAll(String list) {
+        int added = 0;
+        for (String entry : list.split(",")) {
+            String e = entry.trim();
+            if (e.isEmpty()) {
+                continue;
+            }
+            int eq = e.indexOf('=');
+            if (eq <= 0 || eq == e.length() - 1) {
+                LOG.error("{}: '{}' is not NAME=INTERFACE; no device made of it", DEVICES_PROPERTY, e);
+                continue;
+            }
+            try {
+                add(e.substring(0, eq).trim(), e.substring(eq + 1).trim());
+                added++;
+            } catch (IllegalArgumentException ex) {
+                LOG.error("{}: {}", DEVICES_PROPERTY, ex.getMessage());
             }
         }
+        return added;
     }
 
     private static String loopbackInterface() {

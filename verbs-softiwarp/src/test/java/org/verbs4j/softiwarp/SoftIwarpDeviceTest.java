@@ -91,6 +91,23 @@ class SoftIwarpDeviceTest {
     }
 
     @Test
+    void thePropertyAddsItsDevicesAndSkipsTheEntriesThatAreWrong() {
+        String lo = loopback().netDevices().get(0);
+        int before = SoftIwarp.devices().size();
+        assertEquals(2, SoftIwarp.addAll(" jsiw_p1=" + lo + ",garbage,=" + lo + ",jsiw_p2=no-such-if0, jsiw_p3 = " + lo
+                + ",jsiw_p1=" + lo + ","));
+        try {
+            assertEquals(before + 2, SoftIwarp.devices().size());
+            assertEquals(java.util.List.of(lo), SoftIwarp.devices().stream()
+                    .filter(d -> d.name().equals("jsiw_p3")).findFirst().orElseThrow().netDevices());
+        } finally {
+            SoftIwarp.removeDevice("jsiw_p1");
+            SoftIwarp.removeDevice("jsiw_p3");
+        }
+        assertEquals(before, SoftIwarp.devices().size());
+    }
+
+    @Test
     void theDeviceReportsWhatSiwReports() {
         // the values of `ibv_devinfo -v -d siw0` in the lab (Linux 6.1 siw on a virtio NIC), the limits aside
         try (DeviceContext ctx = loopback().open()) {
