@@ -9,7 +9,8 @@ import org.verbs4j.api.VerbsException;
 /**
  * A device's STags: each is a 24-bit index into this table and an 8-bit key, as siw makes them
  * ({@code index << 8 | key}). A slot's key byte moves on each time the slot is reused, so that an STag of a
- * deregistered region never names the next region in its slot; freed indexes are reused last (first in, first
+ * deregistered region never names the next region in its slot, and starts at a random value, so that a peer
+ * cannot guess a region's STag from its index (siw starts its indexes at a random one); freed indexes are reused last (first in, first
  * out). Index 0 is never given out: STag 0 and siw's RTR STag 1 are never valid. Lookups take no lock and
  * allocate nothing; registration and deregistration lock the table.
  */
@@ -25,6 +26,8 @@ final class StagTable {
         this.capacity = capacity;
         this.slots = new AtomicReferenceArray<>(capacity + 1);
         this.keys = new byte[capacity + 1];
+        // each slot's first key is random, so that a peer cannot guess a region's STag from its index alone
+        java.util.concurrent.ThreadLocalRandom.current().nextBytes(keys);
     }
 
     /** Gives {@code region} an STag and publishes it; throws ENOMEM when the table is full. */

@@ -56,7 +56,7 @@ class StagTest {
         assertEquals(TaggedAccessError.INVALID_STAG, refusal(pd, 0, mr.address(), 1, 0));
         assertEquals(TaggedAccessError.INVALID_STAG, refusal(pd, 1, mr.address(), 1, 0));
         assertEquals(TaggedAccessError.INVALID_STAG, refusal(pd, 0xffffffff, mr.address(), 1, 0));
-        assertEquals(TaggedAccessError.INVALID_STAG, refusal(pd, stag + 1, mr.address(), 1, 0), "another key byte");
+        assertEquals(TaggedAccessError.INVALID_STAG, refusal(pd, stag ^ 1, mr.address(), 1, 0), "another key byte");
         long address = mr.address();
         mr.close();
         assertEquals(TaggedAccessError.INVALID_STAG, refusal(pd, stag, address, 1, 0));
