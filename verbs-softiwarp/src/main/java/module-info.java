@@ -7,4 +7,6 @@
 module org.verbs4j.softiwarp {
     requires org.verbs4j.api;
     requires org.slf4j;
+
+    provides org.verbs4j.api.spi.VerbsBackend with org.verbs4j.softiwarp.SoftIwarpBackend;
 }

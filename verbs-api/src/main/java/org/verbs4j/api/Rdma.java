@@ -1,12 +1,13 @@
 package org.verbs4j.api;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.verbs4j.api.spi.Backends;
 import org.verbs4j.api.spi.VerbsBackend;
 
 /**
- * Entry point: the RDMA devices of this machine, through the best available backend.
+ * Entry point: the RDMA devices of this machine, through every available backend.
  *
  * <pre>{@code
  * try (DeviceContext ctx = Rdma.open("rxe0")) {
@@ -16,8 +17,11 @@ import org.verbs4j.api.spi.VerbsBackend;
  * }
  * }</pre>
  *
- * <p>Backends are found with {@link java.util.ServiceLoader}; the available one with the highest priority
- * wins, or the one named by the system property {@code verbs4j.backend} ({@link #backendName()} tells which).
+ * <p>Backends are found with {@link java.util.ServiceLoader}. {@link #devices()} lists the devices of every
+ * available backend together (libibverbs' devices, then the software ones), each naming its backend
+ * ({@link RdmaDevice#backendName()}); the system property {@code verbs4j.backend} restricts them to one backend.
+ * What is not per device (the {@linkplain #connectionManager() connection manager}) comes from the backend in
+ * use: the named one, else the available one with the highest priority ({@link #backendName()} tells which).
  * On a machine without RDMA, {@link #devices()} is empty and {@link #open(String)} says what is missing.
  */
 public final class Rdma {
@@ -44,30 +48,49 @@ public final class Rdma {
         return Backends.inUse() == null ? whyNoBackend() : null;
     }
 
-    /** {@return the RDMA devices of this machine; empty when there are none or no backend can reach them} */
+    /**
+     * {@return the RDMA devices of this machine, of every available backend (highest priority first, each in its
+     * own order), or of the one {@code verbs4j.backend} names; empty when there are none or no backend can reach
+     * them}
+     */
     public static List<RdmaDevice> devices() {
-        VerbsBackend b = Backends.inUse();
-        return b == null ? List.of() : b.devices();
+        return devices(Backends.available());
+    }
+
+    static List<RdmaDevice> devices(List<VerbsBackend> backends) {
+        if (backends.size() == 1) {
+            return backends.get(0).devices();
+        }
+        List<RdmaDevice> all = new ArrayList<>();
+        for (VerbsBackend b : backends) {
+            all.addAll(b.devices());
+        }
+        return List.copyOf(all);
     }
 
     /**
-     * The device named {@code name}; the exception lists the devices there are, or why there are none.
+     * The device named {@code name}, of the first available backend that has one of that name; the exception
+     * lists the devices there are, or why there are none.
      *
      * @param name the device name, e.g. {@code mlx5_0} or {@code rxe0}
      * @return the device
      */
     public static RdmaDevice device(String name) {
-        VerbsBackend b = Backends.inUse();
-        if (b == null) {
+        return device(Backends.available(), name);
+    }
+
+    static RdmaDevice device(List<VerbsBackend> backends, String name) {
+        if (backends.isEmpty()) {
             throw new NoSuchDeviceException("RDMA device '" + name + "' not found: " + whyNoBackend());
         }
-        List<RdmaDevice> all = b.devices();
+        List<RdmaDevice> all = devices(backends);
         for (RdmaDevice d : all) {
             if (d.name().equals(name)) {
                 return d;
             }
         }
         if (all.isEmpty()) {
+            VerbsBackend b = backends.get(0);
             throw new NoSuchDeviceException(b.noDevicesErrno(), "RDMA device '" + name + "' not found; "
                     + noDevices(b));
         }
@@ -82,11 +105,11 @@ public final class Rdma {
      * @return the reason, or {@code null} when there are devices
      */
     public static String noDevicesReason() {
-        VerbsBackend b = Backends.inUse();
-        if (b == null) {
+        List<VerbsBackend> backends = Backends.available();
+        if (backends.isEmpty()) {
             return whyNoBackend();
         }
-        return b.devices().isEmpty() ? noDevices(b) : null;
+        return devices(backends).isEmpty() ? noDevices(backends.get(0)) : null;
     }
 
     /**
@@ -96,11 +119,11 @@ public final class Rdma {
      * @return the errno, or 0
      */
     public static int noDevicesErrno() {
-        VerbsBackend b = Backends.inUse();
-        if (b == null) {
+        List<VerbsBackend> backends = Backends.available();
+        if (backends.isEmpty()) {
             return Errno.ENODEV;
         }
-        return b.devices().isEmpty() ? b.noDevicesErrno() : 0;
+        return devices(backends).isEmpty() ? backends.get(0).noDevicesErrno() : 0;
     }
 
     private static String noDevices(VerbsBackend b) {

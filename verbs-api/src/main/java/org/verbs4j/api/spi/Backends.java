@@ -8,7 +8,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.Rdma;
 
-/** Finds the {@link VerbsBackend}s: every one on the class or module path, and the one in use. */
+/**
+ * Finds the {@link VerbsBackend}s: every one on the class or module path, the available ones (whose devices are
+ * listed together), and the one in use.
+ */
 public final class Backends {
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
     private static volatile List<VerbsBackend> backends;
@@ -31,22 +34,39 @@ public final class Backends {
     }
 
     /**
-     * The backend in use: the available one named by {@value Rdma#BACKEND_PROPERTY} when set, else the
-     * available one with the highest priority; {@code null} when none is available.
+     * The backends whose devices {@link Rdma#devices()} lists: every available one, highest priority first;
+     * only the one named by {@value Rdma#BACKEND_PROPERTY} when that is set (empty when it is not available).
      *
-     * @return the backend, or null when none is available
+     * @return the available backends, highest priority first
      */
-    public static VerbsBackend inUse() {
-        String wanted = System.getProperty(Rdma.BACKEND_PROPERTY);
-        for (VerbsBackend b : all()) {
+    public static List<VerbsBackend> available() {
+        return available(all(), System.getProperty(Rdma.BACKEND_PROPERTY));
+    }
+
+    static List<VerbsBackend> available(List<VerbsBackend> all, String wanted) {
+        List<VerbsBackend> out = new ArrayList<>(all.size());
+        for (VerbsBackend b : all) {
             if (wanted != null && !wanted.equals(b.name())) {
                 continue;
             }
             if (b.unavailableReason() == null) {
-                return b;
+                out.add(b);
+            } else {
+                LOG.debug("verbs4j backend {} is not available: {}", b.name(), b.unavailableReason());
             }
-            LOG.debug("verbs4j backend {} is not available: {}", b.name(), b.unavailableReason());
         }
-        return null;
+        return out;
+    }
+
+    /**
+     * The backend in use for what is not per device (the rdma_cm connection manager, {@link Rdma#backendName()}):
+     * the available one named by {@value Rdma#BACKEND_PROPERTY} when set, else the available one with the
+     * highest priority; {@code null} when none is available.
+     *
+     * @return the backend, or null when none is available
+     */
+    public static VerbsBackend inUse() {
+        List<VerbsBackend> a = available();
+        return a.isEmpty() ? null : a.get(0);
     }
 }
