@@ -1,8 +1,8 @@
 /**
  * A software RNIC in pure Java: iWARP (RDMAP over DDP over MPA, RFCs 5040, 5041 and 5044) over TCP,
- * wire-compatible with Linux siw. Work in progress: the wire layer ({@code org.verbs4j.softiwarp.wire})
- * and the verbs resources ({@code org.verbs4j.softiwarp}) are being built; it is not yet registered as a
- * {@link org.verbs4j.api.spi.VerbsBackend}.
+ * meant to be wire-compatible with Linux siw. Work in progress: the {@link org.verbs4j.api.spi.VerbsBackend}
+ * {@code softiwarp} lists its devices and makes their verbs objects (PDs, MRs, CQs, QPs, SRQs), but moves no
+ * data between QPs yet; the wire layer ({@code org.verbs4j.softiwarp.wire}) is being built.
  */
 module org.verbs4j.softiwarp {
     requires org.verbs4j.api;
