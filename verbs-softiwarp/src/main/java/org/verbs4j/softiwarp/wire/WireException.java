@@ -10,6 +10,7 @@ public final class WireException extends IOException {
     private static final long serialVersionUID = 1L;
     private static final byte[] NONE = new byte[0];
 
+    /** What was refused. */
     private final WireError error;
     private final transient byte[] privateData;
 
