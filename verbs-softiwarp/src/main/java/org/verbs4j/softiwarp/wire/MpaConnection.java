@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * One iWARP stream over TCP after the MPA handshake: RDMAP messages segmented into FPDUs on the way out, FPDUs
  * checked and handed to an {@link FpduSink} on the way in. The socket is non-blocking with TCP_NODELAY;
  * {@link #poll} reads what is there and never waits; sends write whole messages, waiting (bounded by the time-out)
- * only when the peer stops reading. Neither allocates. Not thread-safe: one thread sends, the same or one other
- * thread polls is fine; several senders need a lock around the send methods.
+ * only when the peer stops reading. Neither allocates. Not thread-safe, and {@link #poll} may itself send (a
+ * Terminate): use a connection from one thread, or hold one lock around its sends and polls.
  *
  * <pre>{@code
  * MpaConnection c = MpaConnection.connect(SocketChannel.open(address), MpaSettings.siwDefaults(), new byte[0]);
@@ -34,7 +34,7 @@ public final class MpaConnection implements Closeable {
     private final long timeoutMillis;
     private final ByteBuffer rx;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME);
-    private final ByteBuffer terminatePayload = ByteBuffer.allocateDirect(64);
+    private final ByteBuffer controlPayload = ByteBuffer.allocateDirect(64);
     private final FpduReceiver receiver;
     private final DdpSegmenter segmenter;
     private final int[] nextMsn = {1, 1, 1, 1};
@@ -312,7 +312,7 @@ public final class MpaConnection implements Closeable {
      */
     public void readRequest(int sinkStag, long sinkOffset, int length, int sourceStag, long sourceOffset)
             throws IOException {
-        ByteBuffer body = terminatePayload.clear();
+        ByteBuffer body = controlPayload.clear();
         Rdmap.putReadRequest(body, 0, sinkStag, sinkOffset, length, sourceStag, sourceOffset);
         body.limit(Rdmap.READ_REQUEST_LENGTH);
         segmenter.startUntagged(Rdmap.READ_REQUEST, Ddp.QN_READ_REQUEST, nextMsn[Ddp.QN_READ_REQUEST]++, 0, body);
@@ -344,10 +344,10 @@ public final class MpaConnection implements Closeable {
     private void terminate(WireError error) {
         try {
             int copy = Math.min(rx.remaining(), Rdmap.TERMINATE_MAX_COPY);
-            int n = Rdmap.putTerminate(terminatePayload.clear(), 0, error.layer(), error.errorType(),
+            int n = Rdmap.putTerminate(controlPayload.clear(), 0, error.layer(), error.errorType(),
                     error.errorCode(), rx, rx.position(), copy);
-            terminatePayload.limit(n);
-            segmenter.startUntagged(Rdmap.TERMINATE, Ddp.QN_TERMINATE, TERMINATE_MSN, 0, terminatePayload);
+            controlPayload.limit(n);
+            segmenter.startUntagged(Rdmap.TERMINATE, Ddp.QN_TERMINATE, TERMINATE_MSN, 0, controlPayload);
             drain();
         } catch (IOException | RuntimeException e) {
             LOG.debug("Terminate ({}) not delivered: {}", error, e.toString());

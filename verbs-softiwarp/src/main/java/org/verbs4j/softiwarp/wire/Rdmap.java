@@ -117,7 +117,11 @@ final class Rdmap {
 
     /**
      * Writes a Terminate control word in RFC 5040 §4.8 bit order (layer in the high nibble of the first byte) and
-     * the copy of the offending FPDU's headers ({@code copyLength} bytes from its length field, at most
+     * the copy of the offending FPDU's headers. Linux siw 6.1 does not use this order: seen in the lab, its
+     * Terminate for an unknown opcode starts {@code 20 06} (error type in the high nibble, layer in the low) and
+     * carries no header copy; presumably it misreads ours the same way. A Terminate ends the stream either way.
+     * <p>
+     * Copies {@code copyLength} bytes from the offending FPDU's length field on (at most
      * {@link #TERMINATE_MAX_COPY}); returns the payload length written.
      */
     static int putTerminate(ByteBuffer dst, int at, int layer, int errorType, int errorCode, ByteBuffer offending,

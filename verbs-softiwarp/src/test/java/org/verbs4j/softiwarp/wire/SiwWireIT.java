@@ -16,7 +16,7 @@ import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The wire layer against Linux siw in the lab: rdma-core's C {@code rping} on siw0 as the active side (its MPA
@@ -40,17 +40,19 @@ class SiwWireIT {
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log).start();
     }
 
+    /** rping's output, one line, at most 300 characters (with -v it prints every ping's data). */
     private static String tail(File log) throws IOException {
-        return log.exists() ? Files.readString(log.toPath()) : "";
+        String all = log.exists() ? Files.readString(log.toPath()).replace('\n', '|') : "";
+        return all.length() <= 300 ? all : all.substring(0, 150) + " ... " + all.substring(all.length() - 150);
     }
 
-    @ParameterizedTest(name = "crc={0}")
-    @ValueSource(booleans = {false, true})
-    void siwActiveAgainstJavaPassive(boolean crc) throws Exception {
+    @ParameterizedTest(name = "crc={0} size={1}")
+    @CsvSource({"false,64", "true,64", "false,16384", "true,16384"})
+    void siwActiveAgainstJavaPassive(boolean crc, int size) throws Exception {
         File log = File.createTempFile("rping-c", ".log");
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(ip, 0))) {
             int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-            Process client = rping(log, "-c", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-S", "64", "-v");
+            Process client = rping(log, "-c", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-S", Integer.toString(size), "-v");
             try {
                 server.configureBlocking(false);
                 SocketChannel ch = null;
@@ -75,24 +77,39 @@ class SiwWireIT {
                     pollUntil(c, first, log);
                     System.out.printf("siw first FPDU (CRC %s): %s%n", crc ? "checked" : "off", first);
                     assertEquals("U op=3 last=true qn=0 msn=1 mo=0 len=16", first.header);
-                    assertEquals(64, first.payload.getInt(12), "rping's advert: {be64 buf, be32 rkey, be32 size}");
+                    assertEquals(size, first.payload.getInt(12), "rping's advert: {be64 buf, be32 rkey, be32 size}");
+                    // read the advertised buffer: siw segments the Read Response as it likes (one FPDU on lo)
+                    c.readRequest(0x99, 0, size, first.payload.getInt(8), first.payload.getLong(0));
+                    Collecting response = new Collecting();
+                    long deadline2 = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (!response.last) {
+                        assertTrue(c.poll(response) >= 0 && System.nanoTime() < deadline2, "no Read Response: "
+                                + response.bytes.size() + " bytes, " + tail(log));
+                    }
+                    System.out.printf("siw Read Response (CRC %s): %d FPDUs, %d bytes, first %s%n",
+                            crc ? "checked" : "off", response.segments, response.bytes.size(),
+                            response.bytes.toString(java.nio.charset.StandardCharsets.US_ASCII)
+                                    .substring(0, Math.min(24, response.bytes.size())));
+                    assertEquals(size, response.bytes.size());
+                    assertTrue(response.bytes.toString(java.nio.charset.StandardCharsets.US_ASCII)
+                            .startsWith("rdma-ping-0: "), "rping's ping data");
                 }
             } finally {
                 client.destroy();
                 client.waitFor(5, TimeUnit.SECONDS);
-                System.out.println("rping -c said: " + tail(log).replace('\n', '|'));
+                System.out.println("rping -c said: " + tail(log));
                 log.delete();
             }
         }
     }
 
-    @ParameterizedTest(name = "crc={0}")
-    @ValueSource(booleans = {false, true})
-    void javaActiveAgainstSiwPassive(boolean crc) throws Exception {
+    @ParameterizedTest(name = "crc={0} size={1}")
+    @CsvSource({"false,64", "true,64", "false,16384", "true,16384"})
+    void javaActiveAgainstSiwPassive(boolean crc, int size) throws Exception {
         File log = File.createTempFile("rping-s", ".log");
-        int port = 7300 + (crc ? 1 : 0);
-        Process serverProcess = rping(log, "-s", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-S", "64",
-                "-v");
+        int port = 7300 + (crc ? 1 : 0) + (size > 64 ? 2 : 0);
+        Process serverProcess = rping(log, "-s", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-S",
+                Integer.toString(size), "-v");
         try {
             SocketChannel ch = null;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -110,15 +127,16 @@ class SiwWireIT {
                 System.out.printf("siw MPA Reply: C=%b, IRD %d, ORD %d, %d bytes of ULP data%n", c.crcEnabled(),
                         c.ird(), c.ord(), c.peerPrivateData().length);
                 assertEquals(crc, c.crcEnabled(), "siw echoes our C bit");
-                ByteBuffer advert = ByteBuffer.allocate(16).putLong(0x10000L).putInt(0x1234).putInt(64).flip();
+                ByteBuffer advert = ByteBuffer.allocate(16).putLong(0x10000L).putInt(0x1234).putInt(size).flip();
                 c.send(advert);
                 FirstSegment read = new FirstSegment();
                 pollUntil(c, read, log);
                 System.out.printf("siw Read Request (CRC %s): %s%n", crc ? "checked" : "off", read);
                 assertEquals(0x1234, read.sourceStag);
                 assertEquals(0x10000L, read.sourceOffset);
-                assertEquals(64, read.length);
-                byte[] data = new byte[64];
+                assertEquals(size, read.length);
+                // segmented at MSS 1448 as siw would on Ethernet: 1428 bytes per FPDU
+                byte[] data = new byte[size];
                 for (int i = 0; i < data.length; i++) {
                     data[i] = (byte) ('A' + i % 26);
                 }
@@ -131,7 +149,51 @@ class SiwWireIT {
         } finally {
             serverProcess.destroy();
             serverProcess.waitFor(5, TimeUnit.SECONDS);
-            System.out.println("rping -s said: " + tail(log).replace('\n', '|'));
+            System.out.println("rping -s said: " + tail(log));
+            log.delete();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void siwTerminatesAnOpcodeItDoesNotKnow() throws Exception {
+        File log = File.createTempFile("rping-s", ".log");
+        int port = 7310;
+        Process serverProcess = rping(log, "-s", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-v");
+        try {
+            SocketChannel ch = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (ch == null) {
+                try {
+                    ch = SocketChannel.open(new InetSocketAddress(ip, port));
+                } catch (ConnectException notYet) {
+                    assertTrue(System.nanoTime() < deadline, "rping -s never listened: " + tail(log));
+                    Thread.sleep(50);
+                }
+            }
+            try (MpaConnection c = MpaConnection.connect(ch, MpaSettings.siwDefaults().withIrdOrd(1, 1)
+                    .withTimeoutMillis(10_000), new byte[0])) {
+                // RFC 7306 Immediate Data (opcode 8), which siw 6.1 does not have: written past the connection
+                ByteBuffer frame = ByteBuffer.allocate(64);
+                DdpSegmenter s = new DdpSegmenter(false, 1024);
+                s.startUntagged(Rdmap.IMMEDIATE, Ddp.QN_SEND, 1, 0, ByteBuffer.allocate(8));
+                assertTrue(s.writeTo(frame));
+                frame.flip();
+                while (frame.hasRemaining()) {
+                    ch.write(frame);
+                }
+                FirstSegment term = new FirstSegment();
+                pollUntil(c, term, log);
+                System.out.printf("siw's answer to opcode 8: %s (first control byte as sent: %#04x)%n", term,
+                        term.controlByte);
+                assertTrue(term.header.startsWith("TERM"), term.toString());
+                // siw 6.1 writes the control word as a host-order bitfield: etype in the high nibble on x86
+                // (0x20 for RDMAP / remote operation error), not RFC 5040's layer-first order
+                assertEquals(6, term.errorCode, "unexpected opcode");
+            }
+        } finally {
+            serverProcess.destroy();
+            serverProcess.waitFor(5, TimeUnit.SECONDS);
+            System.out.println("rping -s said: " + tail(log));
             log.delete();
         }
     }
@@ -145,6 +207,40 @@ class SiwWireIT {
             if (n == 0) {
                 Thread.onSpinWait();
             }
+        }
+    }
+
+    /** Collects tagged payload until a last segment. */
+    private static final class Collecting implements FpduSink {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        int segments;
+        boolean last;
+
+        @Override
+        public void onTagged(int opcode, boolean isLast, int stag, long taggedOffset, ByteBuffer data) {
+            assertEquals(Rdmap.READ_RESPONSE, opcode);
+            assertEquals(0x99, stag);
+            assertEquals(bytes.size(), taggedOffset);
+            segments++;
+            last = isLast;
+            while (data.hasRemaining()) {
+                bytes.write(data.get());
+            }
+        }
+
+        @Override
+        public void onUntagged(int opcode, boolean isLast, int queue, int msn, int offset, int inv, ByteBuffer d) {
+            throw new AssertionError("untagged opcode " + opcode + " before the Read Response");
+        }
+
+        @Override
+        public void onReadRequest(int msn, int sink, long sinkTo, int size, int source, long sourceTo) {
+            throw new AssertionError("Read Request before the Read Response");
+        }
+
+        @Override
+        public void onTerminate(int layer, int errorType, int errorCode, ByteBuffer headerCopy) {
+            throw new AssertionError("Terminate " + layer + "/" + errorType + "/" + errorCode);
         }
     }
 
@@ -189,10 +285,15 @@ class SiwWireIT {
             }
         }
 
+        int controlByte;
+        int errorCode;
+
         @Override
-        public void onTerminate(int layer, int errorType, int errorCode, ByteBuffer headerCopy) {
+        public void onTerminate(int layer, int errorType, int code, ByteBuffer headerCopy) {
             if (header == null) {
-                header = "TERM layer=" + layer + " etype=" + errorType + " code=" + errorCode;
+                controlByte = layer << 4 | errorType;
+                errorCode = code;
+                header = "TERM layer=" + layer + " etype=" + errorType + " code=" + code;
                 payload = copy(headerCopy);
             }
         }
