@@ -1,0 +1,466 @@
+package org.verbs4j.softiwarp.wire;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One iWARP stream over TCP after the MPA handshake: RDMAP messages segmented into FPDUs on the way out, FPDUs
+ * checked and handed to an {@link FpduSink} on the way in. The socket is non-blocking with TCP_NODELAY;
+ * {@link #poll} reads what is there and never waits; sends write whole messages, waiting (bounded by the time-out)
+ * only when the peer stops reading. Neither allocates. Not thread-safe, and {@link #poll} may itself send (a
+ * Terminate): use a connection from one thread, or hold one lock around its sends and polls.
+ *
+ * <pre>{@code
+ * MpaConnection c = MpaConnection.connect(SocketChannel.open(address), MpaSettings.siwDefaults(), new byte[0]);
+ * c.send(ByteBuffer.wrap("hello".getBytes()));
+ * while (c.poll(sink) == 0) { Thread.onSpinWait(); }
+ * }</pre>
+ */
+public final class MpaConnection implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(MpaConnection.class);
+    private static final int TERMINATE_MSN = 1;
+
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final SelectionKey key;
+    private final long timeoutMillis;
+    private final ByteBuffer rx;
+    private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME);
+    private final ByteBuffer controlPayload = ByteBuffer.allocateDirect(64);
+    private final FpduReceiver receiver;
+    private final DdpSegmenter segmenter;
+    private final int[] nextMsn = {1, 1, 1, 1};
+    private final boolean crc;
+    private final int ird;
+    private final int ord;
+    private final byte[] peerPrivateData;
+
+    private MpaConnection(Handshake h, boolean crc, int ird, int ord, byte[] peerPrivateData) {
+        this.channel = h.channel;
+        this.selector = h.selector;
+        this.key = h.key;
+        this.timeoutMillis = h.settings.timeoutMillis();
+        this.rx = h.rx;
+        this.crc = crc;
+        this.ird = ird;
+        this.ord = ord;
+        this.peerPrivateData = peerPrivateData;
+        this.receiver = new FpduReceiver(crc, h.settings.receiveMaxUlpdu(), false);
+        this.segmenter = new DdpSegmenter(crc, Fpdu.mulpduForMss(h.settings.sendMss()));
+    }
+
+    /**
+     * The initiator's handshake on a connected channel: sends the MPA Request, waits for the Reply.
+     *
+     * @param channel     a connected TCP channel; the connection owns it from now on
+     * @param settings    this side's choices
+     * @param privateData the ULP private data for the Request
+     * @return the established connection
+     * @throws WireException rejected (with the responder's private data), refused, timed out or closed
+     * @throws IOException   the socket failed
+     */
+    public static MpaConnection connect(SocketChannel channel, MpaSettings settings, byte[] privateData)
+            throws IOException {
+        Handshake h = new Handshake(channel, settings);
+        try {
+            MpaFrame request = new MpaFrame();
+            MpaNegotiation.request(settings, privateData, request);
+            h.send(request);
+            MpaFrame reply = h.receive(false);
+            MpaNegotiation.checkReply(request, reply);
+            boolean both = reply.carriesIrdOrd() && request.carriesIrdOrd();
+            return new MpaConnection(h, reply.crc, both ? reply.ord : settings.ird(),
+                    both ? reply.ird : settings.ord(), reply.privateDataCopy());
+        } catch (IOException | RuntimeException e) {
+            h.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The responder's first half: waits for the MPA Request on an accepted channel.
+     *
+     * @param channel  an accepted TCP channel; the returned object owns it
+     * @param settings this side's choices
+     * @return the request, to accept or reject
+     * @throws WireException not an acceptable Request, timed out or closed (the channel is then closed)
+     * @throws IOException   the socket failed
+     */
+    public static Incoming awaitRequest(SocketChannel channel, MpaSettings settings) throws IOException {
+        Handshake h = new Handshake(channel, settings);
+        try {
+            return new Incoming(h, h.receive(true));
+        } catch (IOException | RuntimeException e) {
+            h.close();
+            throw e;
+        }
+    }
+
+    /** A received MPA Request, waiting for the responder's decision. */
+    public static final class Incoming implements Closeable {
+        private final Handshake handshake;
+        private final MpaFrame request;
+        private boolean decided;
+
+        private Incoming(Handshake handshake, MpaFrame request) {
+            this.handshake = handshake;
+            this.request = request;
+        }
+
+        /**
+         * The initiator's ULP private data.
+         *
+         * @return a copy
+         */
+        public byte[] privateData() {
+            return request.privateDataCopy();
+        }
+
+        /**
+         * The MPA revision the initiator sent.
+         *
+         * @return 1 or 2
+         */
+        public int revision() {
+            return request.revision;
+        }
+
+        /**
+         * The initiator's IRD (0 without the enhanced words).
+         *
+         * @return the IRD asked for
+         */
+        public int ird() {
+            return request.ird;
+        }
+
+        /**
+         * The initiator's ORD (0 without the enhanced words).
+         *
+         * @return the ORD asked for
+         */
+        public int ord() {
+            return request.ord;
+        }
+
+        /**
+         * Whether the initiator asked for CRC.
+         *
+         * @return the C bit of the Request
+         */
+        public boolean crcRequested() {
+            return request.crc;
+        }
+
+        /**
+         * Sends the Reply and establishes the stream.
+         *
+         * @param privateData the ULP private data for the Reply
+         * @return the connection
+         * @throws IOException the socket failed (the channel is then closed)
+         */
+        public MpaConnection accept(byte[] privateData) throws IOException {
+            MpaFrame reply = decide(false, privateData);
+            return new MpaConnection(handshake, reply.crc, reply.ird, reply.ord, request.privateDataCopy());
+        }
+
+        /**
+         * Sends a Reply with the reject bit and closes the channel.
+         *
+         * @param privateData the ULP private data telling the initiator why
+         * @throws IOException the socket failed
+         */
+        public void reject(byte[] privateData) throws IOException {
+            try {
+                decide(true, privateData);
+            } finally {
+                handshake.close();
+            }
+        }
+
+        private MpaFrame decide(boolean reject, byte[] privateData) throws IOException {
+            if (decided) {
+                throw new IllegalStateException("already accepted or rejected");
+            }
+            decided = true;
+            MpaFrame reply = new MpaFrame();
+            try {
+                MpaNegotiation.reply(request, handshake.settings, reject, privateData, reply);
+                handshake.send(reply);
+            } catch (IOException | RuntimeException e) {
+                handshake.close();
+                throw e;
+            }
+            return reply;
+        }
+
+        /** Closes the channel unless the request was accepted. */
+        @Override
+        public void close() {
+            if (!decided) {
+                decided = true;
+                handshake.close();
+            }
+        }
+    }
+
+    /**
+     * Whether FPDUs carry CRC32C, as negotiated.
+     *
+     * @return the negotiated C bit
+     */
+    public boolean crcEnabled() {
+        return crc;
+    }
+
+    /**
+     * RDMA READs the peer may have outstanding at this side, as negotiated.
+     *
+     * @return the IRD
+     */
+    public int ird() {
+        return ird;
+    }
+
+    /**
+     * RDMA READs this side may have outstanding at the peer, as negotiated.
+     *
+     * @return the ORD
+     */
+    public int ord() {
+        return ord;
+    }
+
+    /**
+     * The peer's ULP private data from its Request or Reply.
+     *
+     * @return a copy
+     */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    /**
+     * Sends a SEND message (RDMAP opcode 3) from payload's position to its limit, segmented; the position advances.
+     *
+     * @param payload the message
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void send(ByteBuffer payload) throws IOException {
+        send(Rdmap.SEND, 0, payload);
+    }
+
+    /**
+     * Sends a message of the SEND family: opcode 3 (Send), 4 (with Invalidate), 5 (with Solicited Event), 6 (both).
+     *
+     * @param opcode         3 to 6
+     * @param invalidateStag the STag the peer is to invalidate (opcodes 4 and 6), else 0
+     * @param payload        the message, position to limit
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void send(int opcode, int invalidateStag, ByteBuffer payload) throws IOException {
+        if (opcode < Rdmap.SEND || opcode > Rdmap.SEND_SE_INVALIDATE) {
+            throw new IllegalArgumentException("not a SEND opcode: " + opcode);
+        }
+        segmenter.startUntagged(opcode, Ddp.QN_SEND, nextMsn[Ddp.QN_SEND]++, invalidateStag, payload);
+        drain();
+    }
+
+    /**
+     * Sends an RDMA WRITE into the peer's region.
+     *
+     * @param sinkStag     the peer's STag (its rkey)
+     * @param taggedOffset where in that region
+     * @param payload      the bytes, position to limit
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void write(int sinkStag, long taggedOffset, ByteBuffer payload) throws IOException {
+        segmenter.startTagged(Rdmap.WRITE, sinkStag, taggedOffset, payload);
+        drain();
+    }
+
+    /**
+     * Sends an RDMA READ Response for a Read Request received earlier.
+     *
+     * @param sinkStag     the request's sink STag
+     * @param taggedOffset the request's sink tagged offset
+     * @param payload      the bytes read, position to limit
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void readResponse(int sinkStag, long taggedOffset, ByteBuffer payload) throws IOException {
+        segmenter.startTagged(Rdmap.READ_RESPONSE, sinkStag, taggedOffset, payload);
+        drain();
+    }
+
+    /**
+     * Sends an RDMA READ Request.
+     *
+     * @param sinkStag     our STag the response is written to
+     * @param sinkOffset   the tagged offset there
+     * @param length       bytes to read
+     * @param sourceStag   the peer's STag to read from
+     * @param sourceOffset the tagged offset there
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void readRequest(int sinkStag, long sinkOffset, int length, int sourceStag, long sourceOffset)
+            throws IOException {
+        ByteBuffer body = controlPayload.clear();
+        Rdmap.putReadRequest(body, 0, sinkStag, sinkOffset, length, sourceStag, sourceOffset);
+        body.limit(Rdmap.READ_REQUEST_LENGTH);
+        segmenter.startUntagged(Rdmap.READ_REQUEST, Ddp.QN_READ_REQUEST, nextMsn[Ddp.QN_READ_REQUEST]++, 0, body);
+        drain();
+    }
+
+    /**
+     * Reads what the socket has and delivers every complete FPDU to the sink; never waits.
+     *
+     * @param sink where segments go
+     * @return segments delivered (0 if none were complete), or -1 once the peer closed or sent a Terminate
+     * @throws WireException the peer's bytes were refused: a Terminate was sent and the connection closed
+     * @throws IOException   the socket failed
+     */
+    public int poll(FpduSink sink) throws IOException {
+        int read = channel.read(rx);
+        rx.flip();
+        int delivered = receiver.receive(rx, sink);
+        if (delivered < 0 && receiver.error() != null) {
+            WireError error = receiver.error();
+            terminate(error);
+            close();
+            throw new WireException(error, "closed after a Terminate to the peer");
+        }
+        rx.compact();
+        return read < 0 || receiver.terminated() ? -1 : delivered;
+    }
+
+    private void terminate(WireError error) {
+        try {
+            int copy = Math.min(rx.remaining(), Rdmap.TERMINATE_MAX_COPY);
+            int n = Rdmap.putTerminate(controlPayload.clear(), 0, error.layer(), error.errorType(),
+                    error.errorCode(), rx, rx.position(), copy);
+            controlPayload.limit(n);
+            segmenter.startUntagged(Rdmap.TERMINATE, Ddp.QN_TERMINATE, TERMINATE_MSN, 0, controlPayload);
+            drain();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Terminate ({}) not delivered: {}", error, e.toString());
+        }
+    }
+
+    private void drain() throws IOException {
+        boolean done;
+        do {
+            tx.clear();
+            done = segmenter.writeTo(tx);
+            tx.flip();
+            Handshake.flush(channel, selector, key, tx, timeoutMillis);
+        } while (!done);
+    }
+
+    /** Closes the TCP connection (iWARP's teardown). */
+    @Override
+    public void close() {
+        Handshake.close(channel, selector);
+    }
+
+    /** The socket work of the handshake, shared by both sides. */
+    private static final class Handshake {
+        final SocketChannel channel;
+        final MpaSettings settings;
+        final Selector selector;
+        final SelectionKey key;
+        final ByteBuffer rx = ByteBuffer.allocateDirect(2 * Fpdu.MAX_FRAME).order(ByteOrder.BIG_ENDIAN);
+        final long deadline;
+
+        Handshake(SocketChannel channel, MpaSettings settings) throws IOException {
+            this.channel = channel;
+            this.settings = settings;
+            this.deadline = System.nanoTime() + settings.timeoutMillis() * 1_000_000L;
+            Selector s = null;
+            try {
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                channel.configureBlocking(false);
+                s = Selector.open();
+                this.selector = s;
+                this.key = channel.register(s, 0);
+            } catch (IOException | RuntimeException e) {
+                close(channel, s);
+                throw e;
+            }
+        }
+
+        void send(MpaFrame frame) throws IOException {
+            ByteBuffer out = ByteBuffer.allocate(frame.encodedLength());
+            frame.encode(out);
+            flush(channel, selector, key, out.flip(), settings.timeoutMillis());
+        }
+
+        /** Reads until one frame decodes; bytes after it stay in rx for the FPDU receiver. */
+        MpaFrame receive(boolean request) throws IOException {
+            MpaFrame frame = new MpaFrame();
+            while (true) {
+                rx.flip();
+                int n = frame.decode(rx, request);
+                rx.compact();
+                if (n > 0) {
+                    return frame;
+                }
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw new WireException(WireError.MPA_TIMEOUT, "no complete MPA "
+                            + (request ? "Request" : "Reply") + " within " + settings.timeoutMillis() + " ms");
+                }
+                key.interestOps(SelectionKey.OP_READ);
+                selector.select(left);
+                selector.selectedKeys().clear();
+                if (channel.read(rx) < 0) {
+                    throw new WireException(WireError.CONNECTION_CLOSED, "the peer closed during the handshake");
+                }
+            }
+        }
+
+        static void flush(SocketChannel channel, Selector selector, SelectionKey key, ByteBuffer out,
+                          long timeoutMillis) throws IOException {
+            long deadline = 0;
+            while (out.hasRemaining()) {
+                if (channel.write(out) > 0) {
+                    deadline = 0;
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + timeoutMillis * 1_000_000L;
+                } else if (now - deadline >= 0) {
+                    throw new WireException(WireError.PEER_NOT_READING,
+                            "nothing could be written for " + timeoutMillis + " ms");
+                }
+                key.interestOps(SelectionKey.OP_WRITE);
+                selector.select(Math.max(1, (deadline - now) / 1_000_000L));
+                selector.selectedKeys().clear();
+                key.interestOps(0);
+            }
+        }
+
+        void close() {
+            close(channel, selector);
+        }
+
+        static void close(SocketChannel channel, Selector selector) {
+            try {
+                channel.close();
+                if (selector != null) {
+                    selector.close();
+                }
+            } catch (IOException e) {
+                LOG.debug("close: {}", e.toString());
+            }
+        }
+    }
+}
