@@ -122,8 +122,12 @@ class VerbsPerfIT {
     }
 
     static void assertLatency(double[] v, int iters, String describe) {
+        assertLatency(v, SIZE, iters, describe);
+    }
+
+    static void assertLatency(double[] v, long size, int iters, String describe) {
         assertEquals(9, v.length, "nine latency columns\n" + describe);
-        assertEquals(SIZE, (long) v[0], "#bytes\n" + describe);
+        assertEquals(size, (long) v[0], "#bytes\n" + describe);
         assertEquals(iters, (long) v[1], "#iterations\n" + describe);
         double min = v[2];
         double max = v[3];
@@ -139,8 +143,12 @@ class VerbsPerfIT {
     }
 
     static void assertBandwidth(double[] v, int iters, boolean peak, String describe) {
+        assertBandwidth(v, SIZE, iters, peak, describe);
+    }
+
+    static void assertBandwidth(double[] v, long size, int iters, boolean peak, String describe) {
         assertEquals(5, v.length, "five bandwidth columns\n" + describe);
-        assertEquals(SIZE, (long) v[0], "#bytes\n" + describe);
+        assertEquals(size, (long) v[0], "#bytes\n" + describe);
         assertEquals(iters, (long) v[1], "#iterations\n" + describe);
         assertTrue(v[3] > 0 && v[4] > 0, "BW average and MsgRate > 0\n" + describe);
         if (peak) {
@@ -149,7 +157,7 @@ class VerbsPerfIT {
             assertEquals(0, v[2], "no peak\n" + describe);
         }
         // MB/sec = bytes * Mpps * 10^6 / 2^20, to the rounding of the printed columns
-        double expected = SIZE * v[4] * 1e6 / 0x100000;
+        double expected = size * v[4] * 1e6 / 0x100000;
         assertTrue(Math.abs(v[3] - expected) <= 0.006 + expected * 0.01, "BW average agrees with MsgRate\n" + describe);
     }
 
