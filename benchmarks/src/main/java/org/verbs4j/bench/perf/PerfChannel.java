@@ -105,7 +105,9 @@ final class PerfChannel implements AutoCloseable {
     int start(int mtuEnum) {
         byte[] theirs = exchange(PerfWire.version(), PerfWire.VERSION_BYTES, "version exchange");
         PerfWire.checkVersion(theirs, peer);
-        exchange(PerfWire.sysData(PerfWire.PAGE_SIZE, PerfWire.CACHE_LINE), PerfWire.SYS_DATA_BYTES, "page size exchange");
+        // two exchanges of 4 bytes each, as perftest's (the peer reads 4, then writes 4)
+        exchange(PerfWire.int32(PerfWire.PAGE_SIZE), 4, "page size exchange");
+        exchange(PerfWire.int32(PerfWire.CACHE_LINE), 4, "cache line size exchange");
         byte[] mtu = exchange(PerfWire.mtu(mtuEnum), PerfWire.MTU_BYTES, "MTU exchange");
         return Math.min(mtuEnum, PerfWire.parseMtu(mtu, peer));
     }

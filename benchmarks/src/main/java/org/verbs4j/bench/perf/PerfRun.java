@@ -31,7 +31,7 @@ final class PerfRun {
      * Runs every size, printing perftest's result lines, with perftest's handshakes: before each size of the
      * send tests (and, in send_bw over all sizes, after it); none between the sizes of the RDMA tests, whose
      * server waits at one handshake for the client's end and, in the bandwidth tests, for its last result. Then
-     * perftest's closing handshake and "done". {@code --warmup} (verbs4j-perf's own, so both sides must be
+     * perftest's closing handshake and "done" (not in write_lat, which just exits). {@code --warmup} (verbs4j-perf's own, so both sides must be
      * verbs4j-perf with the same value) adds a handshake before every run of every test.
      */
     void run() {
@@ -74,8 +74,10 @@ final class PerfRun {
             out.println(PerfFormat.RESULT_LINE);
         }
         out.flush();
-        session.sync("close");
-        session.channel.finish();
+        if (t.closesConnection()) {
+            session.sync("close");
+            session.channel.finish();
+        }
     }
 
     /**

@@ -73,6 +73,14 @@ public enum PerfTest {
         return verb == Verb.SEND;
     }
 
+    /**
+     * True when perftest's main ends with {@code ctx_close_connection} (a last handshake and "done"); its
+     * write_lat just exits.
+     */
+    boolean closesConnection() {
+        return this != WRITE_LAT;
+    }
+
     /** The test named {@code command} ({@code send_lat}, {@code ib_send_lat}), or {@code null}. */
     public static PerfTest of(String command) {
         String c = command.startsWith("ib_") ? command.substring(3) : command;

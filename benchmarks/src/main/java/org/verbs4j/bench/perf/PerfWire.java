@@ -19,8 +19,7 @@ final class PerfWire {
     static final double OLDEST_PEER = 5.70;
     /** {@code MAX_VERSION}: the version string's bytes on the wire, NUL-padded. */
     static final int VERSION_BYTES = 16;
-    /** {@code check_sys_data}: the page size and the cache-line size, 32-bit big-endian each. */
-    static final int SYS_DATA_BYTES = 8;
+    /** {@code check_sys_data}: the page size, then the cache-line size, each a 32-bit big-endian exchange. */
     static final int PAGE_SIZE = 4096;
     static final int CACHE_LINE = 64;
     /** {@code check_mtu} (peer version 5.31 or later): the MTU enum as a decimal digit and its NUL. */
@@ -67,8 +66,8 @@ final class PerfWire {
         return v;
     }
 
-    static byte[] sysData(int pageSize, int cacheLine) {
-        return ByteBuffer.allocate(SYS_DATA_BYTES).putInt(pageSize).putInt(cacheLine).array();
+    static byte[] int32(int v) {
+        return ByteBuffer.allocate(4).putInt(v).array();
     }
 
     static byte[] mtu(int mtuEnum) {

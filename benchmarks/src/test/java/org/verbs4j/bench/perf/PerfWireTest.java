@@ -124,7 +124,7 @@ class PerfWireTest {
 
     @Test
     void sysDataAndReportsAreBigEndian() {
-        assertArrayEquals(new byte[] {0, 0, 0x10, 0, 0, 0, 0, 0x40}, PerfWire.sysData(4096, 64));
+        assertArrayEquals(new byte[] {0, 0, 0x10, 0}, PerfWire.int32(4096));
         assertEquals(0x0102030405060708L, PerfWire.getLong(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
         assertEquals(1.5, PerfWire.getDouble(PerfWire.putDouble(1.5)));
         assertThrows(PerfChannel.ExchangeException.class,
