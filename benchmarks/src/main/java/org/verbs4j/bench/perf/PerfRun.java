@@ -38,7 +38,8 @@ final class PerfRun {
         boolean client = o.isClient();
         PerfTest t = o.test;
         boolean warm = o.warmup > 0;
-        boolean rdmaServer = !client && t.verb != PerfTest.Verb.SEND;
+        // the servers that only wait: read_lat's, write_bw's and read_bw's (write_lat's server ping-pongs)
+        boolean passiveServer = !client && (t == PerfTest.READ_LAT || t == PerfTest.WRITE_BW || t == PerfTest.READ_BW);
         // perftest's read_lat server only waits: no columns, no results
         boolean quiet = t == PerfTest.READ_LAT && !client;
         if (!quiet) {
@@ -46,7 +47,7 @@ final class PerfRun {
         }
         long[] sizes = o.sizes();
         for (long sz : sizes) {
-            if (rdmaServer && !warm) {
+            if (passiveServer && !warm) {
                 break;
             }
             warmUp((int) sz);

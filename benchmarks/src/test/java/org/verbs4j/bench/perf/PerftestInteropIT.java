@@ -26,7 +26,7 @@ import org.verbs4j.lab.Lab;
 /**
  * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw})
  * on rxe0 over perftest's TCP exchange: each of the six tests with a C server and a verbs4j-perf client, and
- * with a verbs4j-perf server and a C client, at 2 B and 4 KiB (latency) or 2 B and 64 KiB (bandwidth). Both
+ * with a verbs4j-perf server and a C client, at 2 B and 4 KiB (and 64 KiB for the bandwidth tests). Both
  * sides must exit 0 and print result lines that parse and hold sane numbers. verbs4j-perf runs in this JVM
  * ({@link VerbsPerf#run}); the C tool as a process.
  */
@@ -50,7 +50,7 @@ class PerftestInteropIT {
     }
 
     static List<Long> sizes(PerfTest t) {
-        return t.isBandwidth() ? List.of(2L, 65536L) : List.of(2L, 4096L);
+        return t.isBandwidth() ? List.of(2L, 4096L, 65536L) : List.of(2L, 4096L);
     }
 
     @ParameterizedTest(name = "{0}, {1}")

@@ -150,7 +150,8 @@ class VerbsPerfIT {
         assertEquals(5, v.length, "five bandwidth columns\n" + describe);
         assertEquals(size, (long) v[0], "#bytes\n" + describe);
         assertEquals(iters, (long) v[1], "#iterations\n" + describe);
-        assertTrue(v[3] > 0 && v[4] > 0, "BW average and MsgRate > 0\n" + describe);
+        // a 2-byte run under emulation can print a BW average of 0.00 MB/sec: the check against MsgRate holds it
+        assertTrue(v[3] >= 0 && v[4] > 0, "BW average >= 0 and MsgRate > 0\n" + describe);
         if (peak) {
             assertTrue(v[2] >= v[3] * 0.99, "BW peak >= BW average\n" + describe);
         } else {
