@@ -208,19 +208,30 @@ public final class CmPingPong {
             }
             long nanos = System.nanoTime() - start;
             report(out, nanos);
-            Arrays.sort(rtt);
-            double sum = 0;
-            for (long r : rtt) {
-                sum += r;
-            }
-            out.printf("round trip [usec]: min %.2f  median %.2f  avg %.2f  p99 %.2f  max %.2f%n",
-                    rtt[0] / 1e3, rtt[iters / 2] / 1e3, sum / iters / 1e3,
-                    rtt[Math.min(iters - 1, (int) Math.ceil(iters * 0.99) - 1)] / 1e3, rtt[iters - 1] / 1e3);
+            out.println(latencySummary(rtt));
             if (validate) {
                 out.println("data check: " + iters + " echoes of " + size + " bytes matched");
             }
         }
         return 0;
+    }
+
+    /**
+     * The latency line of {@code rtt} (round trips in ns; sorted here): the round trip's min, median, avg, p99 and
+     * max, then what perftest users compare, {@code ib_send_lat}'s {@code t_typical}: the one-way latency, the
+     * median round trip halved.
+     */
+    static String latencySummary(long[] rtt) {
+        Arrays.sort(rtt);
+        int n = rtt.length;
+        double sum = 0;
+        for (long r : rtt) {
+            sum += r;
+        }
+        return String.format(java.util.Locale.ROOT,
+                "round trip [usec]: min %.2f  median %.2f  avg %.2f  p99 %.2f  max %.2f  one-way t_typical %.2f",
+                rtt[0] / 1e3, rtt[n / 2] / 1e3, sum / n / 1e3, rtt[Math.min(n - 1, (int) Math.ceil(n * 0.99) - 1)] / 1e3,
+                rtt[n - 1] / 1e3, rtt[n / 2] / 2e3);
     }
 
     private void report(PrintStream out, long nanos) {

@@ -53,4 +53,13 @@ class CmPingPongTest {
         assertEquals(0, CmPingPong.run(new String[] {"--help"}, new PrintStream(out), new PrintStream(err)));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("--rx-depth=DEPTH"));
     }
+
+    @Test
+    void theLatencyLineHasTheRoundTripAndTheOneWayTypicalLatency() {
+        long[] rtt = {30_000, 10_000, 20_000, 50_000, 40_000};
+        assertEquals("round trip [usec]: min 10.00  median 30.00  avg 30.00  p99 50.00  max 50.00  one-way t_typical 15.00",
+                CmPingPong.latencySummary(rtt));
+        assertEquals("round trip [usec]: min 7.00  median 7.00  avg 7.00  p99 7.00  max 7.00  one-way t_typical 3.50",
+                CmPingPong.latencySummary(new long[] {7_000}));
+    }
 }

@@ -1,34 +1,34 @@
 package org.verbs4j.bench.perf;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.util.Arrays;
-import org.verbs4j.api.Gid;
 
 /**
- * verbs4j-perf's out-of-band channel: one TCP connection from the client to the server's {@code -p} port,
- * carrying the settings check, the queue pair endpoints (LID, QPN, PSN, GID, rkey, address), the
- * synchronisation points between the runs and, for the RDMA bandwidth tests, the client's result for the
- * server to print. It is verbs4j-perf's own format (big-endian fields through {@link DataOutputStream}), not
- * perftest's: verbs4j-perf talks to verbs4j-perf only.
+ * perftest's out-of-band exchange over TCP ({@code perftest_communication.c}), so that a C perftest client or
+ * server can be verbs4j-perf's peer: one connection from the client to the server's {@code -p} port; then the
+ * version strings, the page and cache-line sizes, the MTU, and the queue pair's keys
+ * ({@link PerfWire#keys}) in perftest's text format, again at each of perftest's synchronisation points
+ * ({@link #handshake}); the RDMA bandwidth tests' result at the end; "done" when closing. Every read has a
+ * fixed size and a time-out, and every parser of the peer's bytes ({@link PerfWire}) rejects garbage with an
+ * error naming the peer.
+ *
+ * <p>In each exchange the client writes first and then reads, the server reads first and then writes, as
+ * perftest's {@code ctx_hand_shake} and {@code ctx_xchg_data}.
  */
 final class PerfChannel implements AutoCloseable {
-    static final String MAGIC = "verbs4j-perf/1";
     /** How long the client keeps retrying a refused connection (the server may still be starting). */
     static final long CONNECT_RETRY_MILLIS = 10_000;
-    /** A read that waits longer than this means the peer is gone or stuck. */
+    /** A read that waits longer than this means the peer is gone or stuck (a whole run may lie between two reads). */
     static final int READ_TIMEOUT_MILLIS = 600_000;
-
-    /** One side's queue pair, as the peer needs it. */
-    record Endpoint(int lid, int qpn, int psn, Gid gid, int rkey, long vaddr, int outReads, int mtuBytes) {
-    }
+    /** How long {@link #close} waits for the peer's "done". */
+    static final int DONE_TIMEOUT_MILLIS = 2_000;
 
     /** A failure of the exchange: the message says what and with whom. */
     static final class ExchangeException extends RuntimeException {
@@ -44,16 +44,19 @@ final class PerfChannel implements AutoCloseable {
     }
 
     private final Socket socket;
-    private final DataInputStream in;
-    private final DataOutputStream out;
-    private final String peer;
+    private final InputStream in;
+    private final OutputStream out;
+    private final boolean client;
+    final String peer;
+    private boolean done;
 
-    private PerfChannel(Socket socket) throws IOException {
+    private PerfChannel(Socket socket, boolean client) throws IOException {
         this.socket = socket;
+        this.client = client;
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(READ_TIMEOUT_MILLIS);
-        this.in = new DataInputStream(socket.getInputStream());
-        this.out = new DataOutputStream(socket.getOutputStream());
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
         this.peer = String.valueOf(socket.getRemoteSocketAddress());
     }
 
@@ -67,7 +70,7 @@ final class PerfChannel implements AutoCloseable {
                 throw new ExchangeException("Couldn't listen to port " + port + " (" + e.getMessage()
                         + "): is another server running on it? Choose another with -p", e);
             }
-            return new PerfChannel(listener.accept());
+            return new PerfChannel(listener.accept(), false);
         } catch (IOException e) {
             throw new ExchangeException("accept() on port " + port + " failed: " + e.getMessage(), e);
         }
@@ -80,12 +83,12 @@ final class PerfChannel implements AutoCloseable {
             Socket s = new Socket();
             try {
                 s.connect(new InetSocketAddress(host, port), 10_000);
-                return new PerfChannel(s);
+                return new PerfChannel(s, true);
             } catch (ConnectException | SocketTimeoutException e) {
                 closeQuietly(s);
                 if (System.nanoTime() > deadline) {
                     throw new ExchangeException("Couldn't connect to " + host + ":" + port + " (" + e.getMessage()
-                            + "): is verbs4j-perf running as the server there, with the same -p?", e);
+                            + "): is a perftest or verbs4j-perf server running there, with the same -p?", e);
                 }
                 sleep(200);
             } catch (IOException e) {
@@ -95,143 +98,93 @@ final class PerfChannel implements AutoCloseable {
         }
     }
 
-    /** The settings both sides must share, as one line. */
-    static String settings(PerfOptions o) {
-        return o.test.command() + " sizes=" + Arrays.toString(o.sizes()).replace(" ", "") + " iters=" + o.iters
-                + " duration=" + o.duration + " rdma_cm=" + o.rdmaCm + " warmup=" + o.warmup;
+    /**
+     * perftest's start: {@code exchange_versions}, {@code check_sys_data} and {@code check_mtu}. Returns the
+     * MTU both sides use (perftest's enum, 1..5: the smaller of the two).
+     */
+    int start(int mtuEnum) {
+        byte[] theirs = exchange(PerfWire.version(), PerfWire.VERSION_BYTES, "version exchange");
+        PerfWire.checkVersion(theirs, peer);
+        // two exchanges of 4 bytes each, as perftest's (the peer reads 4, then writes 4)
+        exchange(PerfWire.int32(PerfWire.PAGE_SIZE), 4, "page size exchange");
+        exchange(PerfWire.int32(PerfWire.CACHE_LINE), 4, "cache line size exchange");
+        byte[] mtu = exchange(PerfWire.mtu(mtuEnum), PerfWire.MTU_BYTES, "MTU exchange");
+        return Math.min(mtuEnum, PerfWire.parseMtu(mtu, peer));
     }
 
-    /** Client: sends its settings; the server answers "OK" or why not. */
-    void hello(PerfOptions o) {
+    /** perftest's {@code ctx_hand_shake}: sends our keys, reads theirs ({@code what} names the point in errors). */
+    PerfWire.Keys handshake(PerfWire.Keys mine, String what) {
+        boolean gid = mine.gid() != null;
+        byte[] theirs = exchange(PerfWire.keys(mine), gid ? PerfWire.KEY_MSG_SIZE_GID : PerfWire.KEY_MSG_SIZE, what);
+        return PerfWire.parseKeys(theirs, gid, peer);
+    }
+
+    /** perftest's {@code xchg_bw_reports}: our result for theirs (the RDMA bandwidth server prints the client's). */
+    BandwidthStats.Result exchangeReports(BandwidthStats.Result mine) {
+        BandwidthStats.Result m = mine == null ? new BandwidthStats.Result(0, 0, 0, 0, 0) : mine;
+        long size = PerfWire.getLong(exchange(PerfWire.putLong(m.bytes()), 8, "report exchange"));
+        long iters = PerfWire.getLong(exchange(PerfWire.putLong(m.iterations()), 8, "report exchange"));
+        double peak = PerfWire.getDouble(exchange(PerfWire.putDouble(m.peak()), 8, "report exchange"));
+        double avg = PerfWire.getDouble(exchange(PerfWire.putDouble(m.average()), 8, "report exchange"));
+        double rate = PerfWire.getDouble(exchange(PerfWire.putDouble(m.msgRateMpps()), 8, "report exchange"));
+        return PerfWire.checkReport(new BandwidthStats.Result(size, iters, peak, avg, rate), peer);
+    }
+
+    /**
+     * perftest's {@code ctx_close_connection} after its last handshake: writes "done" and reads the peer's
+     * (waiting at most {@link #DONE_TIMEOUT_MILLIS}; perftest itself never reads it).
+     */
+    void finish() {
         try {
-            out.writeUTF(MAGIC);
-            out.writeUTF(settings(o));
+            out.write(PerfWire.DONE);
             out.flush();
-            String answer = in.readUTF();
-            if (!answer.equals("OK")) {
-                throw new ExchangeException("the server refused: " + answer);
-            }
+            socket.setSoTimeout(DONE_TIMEOUT_MILLIS);
+            readFully(new byte[PerfWire.DONE.length]);
+            done = true;
         } catch (IOException e) {
-            throw failure("hello", e);
+            // the peer may have closed already: the test is over either way
         }
     }
 
-    /** Server: reads the client's settings and answers; throws when they differ from ours. */
-    void welcome(PerfOptions o) {
+    /** One {@code ctx_xchg_data}: the client writes, then reads; the server reads, then writes. */
+    private byte[] exchange(byte[] mine, int theirSize, String what) {
+        byte[] theirs = new byte[theirSize];
         try {
-            String magic = in.readUTF();
-            if (!magic.equals(MAGIC)) {
-                out.writeUTF("not a " + MAGIC + " client");
+            if (client) {
+                out.write(mine);
                 out.flush();
-                throw new ExchangeException("the client at " + peer + " is not " + MAGIC + " (it sent '" + magic
-                        + "'): verbs4j-perf talks to verbs4j-perf only, not to C perftest");
-            }
-            String theirs = in.readUTF();
-            String ours = settings(o);
-            if (!theirs.equals(ours)) {
-                String why = "settings differ: server has [" + ours + "], client has [" + theirs
-                        + "]; run both sides with the same test, -s/-a, -n/-D, -R and --warmup";
-                out.writeUTF(why);
+                readFully(theirs);
+            } else {
+                readFully(theirs);
+                out.write(mine);
                 out.flush();
-                throw new ExchangeException(why);
             }
+            return theirs;
+        } catch (SocketTimeoutException e) {
+            throw new ExchangeException("the peer at " + peer + " sent nothing for " + READ_TIMEOUT_MILLIS / 1000
+                    + " s at the " + what + " (is it running the same test with the same -s/-a and -n?)", e);
         } catch (EOFException e) {
-            throw new ExchangeException("the client at " + peer + " closed the connection during the hello", e);
-        } catch (IOException e) {
-            throw failure("hello", e);
-        }
-    }
-
-    /** Server: tells the client the settings are fine (after the rdma_cm listener is up, with -R). */
-    void accept() {
-        writeUtf("OK");
-    }
-
-    /** Server: tells the client why the run cannot go on. */
-    void refuse(String why) {
-        try {
-            writeUtf(why);
-        } catch (ExchangeException ignored) {
-            // the client may be gone already
-        }
-    }
-
-    /** Sends ours, reads theirs. */
-    Endpoint exchange(Endpoint mine) {
-        try {
-            out.writeInt(mine.lid());
-            out.writeInt(mine.qpn());
-            out.writeInt(mine.psn());
-            out.write(mine.gid().raw());
-            out.writeInt(mine.rkey());
-            out.writeLong(mine.vaddr());
-            out.writeInt(mine.outReads());
-            out.writeInt(mine.mtuBytes());
-            out.flush();
-            int lid = in.readInt();
-            int qpn = in.readInt();
-            int psn = in.readInt();
-            byte[] gid = new byte[Gid.SIZE];
-            in.readFully(gid);
-            return new Endpoint(lid, qpn, psn, Gid.of(gid), in.readInt(), in.readLong(), in.readInt(), in.readInt());
-        } catch (IOException e) {
-            throw failure("endpoint exchange", e);
-        }
-    }
-
-    /** A barrier: both sides get past it only when both reached it; {@code what} names it in errors. */
-    void sync(String what) {
-        try {
-            out.writeByte(0x5a);
-            out.flush();
-            int b = in.read();
-            if (b != 0x5a) {
-                throw new ExchangeException("the peer at " + peer + " " + (b < 0 ? "closed the connection" : "sent " + b)
-                        + " at '" + what + "' (did it fail? see its output)");
-            }
-        } catch (IOException e) {
-            throw failure(what, e);
-        }
-    }
-
-    /** Client of the RDMA bandwidth tests: its result, for the server to print. */
-    void sendResult(BandwidthStats.Result r) {
-        try {
-            out.writeLong(r.bytes());
-            out.writeLong(r.iterations());
-            out.writeDouble(r.peak());
-            out.writeDouble(r.average());
-            out.writeDouble(r.msgRateMpps());
-            out.flush();
-        } catch (IOException e) {
-            throw failure("result", e);
-        }
-    }
-
-    BandwidthStats.Result readResult() {
-        try {
-            return new BandwidthStats.Result(in.readLong(), in.readLong(), in.readDouble(), in.readDouble(),
-                    in.readDouble());
-        } catch (IOException e) {
-            throw failure("result", e);
-        }
-    }
-
-    private void writeUtf(String s) {
-        try {
-            out.writeUTF(s);
-            out.flush();
-        } catch (IOException e) {
-            throw failure("hello", e);
-        }
-    }
-
-    private ExchangeException failure(String what, IOException e) {
-        if (e instanceof EOFException) {
-            return new ExchangeException("the peer at " + peer + " closed the connection during the " + what
+            throw new ExchangeException("the peer at " + peer + " closed the connection at the " + what
                     + " (did it fail? see its output)", e);
+        } catch (IOException e) {
+            throw new ExchangeException("the " + what + " with " + peer + " failed: " + e, e);
         }
-        return new ExchangeException("the " + what + " with " + peer + " failed: " + e, e);
+    }
+
+    private void readFully(byte[] b) throws IOException {
+        int n = 0;
+        while (n < b.length) {
+            int r = in.read(b, n, b.length - n);
+            if (r < 0) {
+                throw new EOFException();
+            }
+            n += r;
+        }
+    }
+
+    /** True when the peer's "done" arrived. */
+    boolean peerDone() {
+        return done;
     }
 
     @Override

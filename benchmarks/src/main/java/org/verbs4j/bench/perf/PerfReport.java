@@ -5,9 +5,29 @@ import java.io.PrintStream;
 /**
  * perftest's report of one test: the column headers, and per size the result line from the time stamps or
  * the duration sample of {@link PerfRunner} ({@code -U} and {@code -H} print the samples first). The RDMA
- * bandwidth server prints what its client measured, sent over the {@link PerfChannel}.
+ * bandwidth client keeps its last result: perftest sends it to the server at the end of the test, which prints it
+ * ({@link PerfRun}).
  */
-record PerfReport(PerfOptions o, PerfChannel channel, PrintStream out) {
+final class PerfReport {
+    private final PerfOptions o;
+    private final PrintStream out;
+    /** The last bandwidth result this side printed. */
+    private BandwidthStats.Result last;
+
+    PerfReport(PerfOptions o, PrintStream out) {
+        this.o = o;
+        this.out = out;
+    }
+
+    /** The last bandwidth result this side printed, or null. */
+    BandwidthStats.Result last() {
+        return last;
+    }
+
+    /** Prints a bandwidth result line (the RDMA bandwidth server: the client's). */
+    void bandwidthLine(BandwidthStats.Result r) {
+        out.println(PerfFormat.bandwidthLine(r, o.reportGbits));
+    }
 
     /** The column headers of the test. */
     void columns() {
@@ -57,16 +77,12 @@ record PerfReport(PerfOptions o, PerfChannel channel, PrintStream out) {
     }
 
     private void bandwidth(boolean client, BandwidthStats.Result measured) {
-        BandwidthStats.Result r = measured;
-        if (o.test != PerfTest.SEND_BW) {
-            // perftest: the RDMA bandwidth server prints what the client measured
-            if (client) {
-                channel.sendResult(r);
-            } else {
-                r = channel.readResult();
-            }
+        if (measured == null) {
+            // the RDMA bandwidth server measures nothing: it prints the client's result at the end
+            return;
         }
-        out.println(PerfFormat.bandwidthLine(r, o.reportGbits));
+        last = measured;
+        bandwidthLine(measured);
     }
 
     /** {@code -U}: the unsorted samples; {@code -H}: the sorted, trimmed ones; then the columns again. */

@@ -5,41 +5,54 @@ import java.io.PrintStream;
 /**
  * One test, size after size, as perftest runs it: the column headers, then per size the unmeasured warm-up
  * runs ({@code --warmup}), the measured run of {@link PerfRunner} and its report ({@link PerfReport}), then
- * the closing line. Both sides step through the sizes together ({@link PerfChannel#sync}).
+ * the closing line, with perftest's handshakes between the sides ({@link #run}).
  */
 final class PerfRun {
     /** {@code --warmup} runs the loop this many times (its iterations split among them). */
     static final int WARMUP_RUNS = 5;
 
     private final PerfOptions o;
-    private final PerfChannel channel;
+    private final PerfSession session;
     private final PerfRunner runner;
     private final PerfReport reporter;
     private final PrintStream out;
     private final PrintStream err;
 
-    PerfRun(PerfOptions o, PerfChannel channel, PerfRunner runner, PrintStream out, PrintStream err) {
+    PerfRun(PerfOptions o, PerfSession session, PerfRunner runner, PrintStream out, PrintStream err) {
         this.o = o;
-        this.channel = channel;
+        this.session = session;
         this.runner = runner;
-        this.reporter = new PerfReport(o, channel, out);
+        this.reporter = new PerfReport(o, out);
         this.out = out;
         this.err = err;
     }
 
-    /** Runs every size, printing perftest's result lines. */
+    /**
+     * Runs every size, printing perftest's result lines, with perftest's handshakes: before each size of the
+     * send tests (and, in send_bw over all sizes, after it); none between the sizes of the RDMA tests, whose
+     * server waits at one handshake for the client's end and, in the bandwidth tests, for its last result. Then
+     * perftest's closing handshake and "done" (not in write_lat, which just exits). {@code --warmup} (verbs4j-perf's own, so both sides must be
+     * verbs4j-perf with the same value) adds a handshake before every run of every test.
+     */
     void run() {
         boolean client = o.isClient();
         PerfTest t = o.test;
+        boolean warm = o.warmup > 0;
+        // the servers that only wait: read_lat's, write_bw's and read_bw's (write_lat's server ping-pongs)
+        boolean passiveServer = !client && (t == PerfTest.READ_LAT || t == PerfTest.WRITE_BW || t == PerfTest.READ_BW);
         // perftest's read_lat server only waits: no columns, no results
         boolean quiet = t == PerfTest.READ_LAT && !client;
         if (!quiet) {
             reporter.columns();
         }
-        for (long sz : o.sizes()) {
+        long[] sizes = o.sizes();
+        for (long sz : sizes) {
+            if (passiveServer && !warm) {
+                break;
+            }
             warmUp((int) sz);
             // duration mode: perftest's iters = 0, the loops run until the clock says END
-            runner.measure((int) sz, o.isDuration() ? 0 : o.iters, "start of size " + sz);
+            runner.measure((int) sz, o.isDuration() ? 0 : o.iters, "start of size " + sz, t.syncsEachSize() || warm);
             long loopBytes = runner.loopAllocated();
             runner.report(reporter);
             if (runner.measuresAllocation()
@@ -47,12 +60,25 @@ final class PerfRun {
                 err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
             }
             out.flush();
+            if (t == PerfTest.SEND_BW && sizes.length > 1) {
+                session.sync("end of size " + sz);
+            }
+        }
+        if (t.bandwidth && t.verb != PerfTest.Verb.SEND) {
+            session.sync("end of test");
+            BandwidthStats.Result theirs = session.channel.exchangeReports(client ? reporter.last() : null);
+            if (!client) {
+                reporter.bandwidthLine(theirs);
+            }
         }
         if (!quiet) {
             out.println(PerfFormat.RESULT_LINE);
         }
         out.flush();
-        channel.sync("end of test");
+        if (t.closesConnection()) {
+            session.sync("close");
+            session.channel.finish();
+        }
     }
 
     /**
@@ -67,7 +93,8 @@ final class PerfRun {
         int runs = (int) Math.min(WARMUP_RUNS, o.warmup);
         long waited = 0;
         for (int r = 0; r < runs; r++) {
-            runner.measure(sz, o.warmup / runs + (r < o.warmup % runs ? 1 : 0), "warm-up " + (r + 1) + " of size " + sz);
+            runner.measure(sz, o.warmup / runs + (r < o.warmup % runs ? 1 : 0), "warm-up " + (r + 1) + " of size " + sz,
+                    true);
             waited += CompilerQuiet.await();
         }
         if (waited > 2_000_000_000L) {

@@ -70,13 +70,16 @@ final class PerfRunner implements AutoCloseable {
     }
 
     /**
-     * One run of the loop for messages of {@code sz} bytes: sets the requests up, waits for the peer at
-     * {@code label}, runs {@code iters} iterations (0 in duration mode: until the clock ends).
+     * One run of the loop for messages of {@code sz} bytes: sets the requests up, with {@code sync} waits for
+     * the peer at {@code label} (a handshake), runs {@code iters} iterations (0 in duration mode: until the
+     * clock ends).
      */
-    void measure(int sz, long iters, String label) {
+    void measure(int sz, long iters, String label, boolean sync) {
         runIters = iters;
         prepare(sz);
-        s.channel.sync(label);
+        if (sync) {
+            s.sync(label);
+        }
         runLoop(o.test, o.isClient());
     }
 

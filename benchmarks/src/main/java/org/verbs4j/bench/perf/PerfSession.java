@@ -73,8 +73,8 @@ final class PerfSession implements AutoCloseable {
     int outReads;
     Mtu mtu;
     int psn;
-    PerfChannel.Endpoint local;
-    PerfChannel.Endpoint remote;
+    PerfWire.Keys local;
+    PerfWire.Keys remote;
 
     PerfSession(PerfOptions o, PrintStream out, PerfChannel channel) {
         this.o = o;
@@ -122,12 +122,12 @@ final class PerfSession implements AutoCloseable {
         }
         out.println(PerfFormat.addressLine(true, local.lid(), local.qpn(), local.psn(), o.test, local.outReads(),
                 local.rkey(), local.vaddr()));
-        if (sourceGid != null) {
+        if (local.gid() != null) {
             out.println(PerfFormat.gidLine(local.gid()));
         }
         out.println(PerfFormat.addressLine(false, remote.lid(), remote.qpn(), remote.psn(), o.test, remote.outReads(),
                 remote.rkey(), remote.vaddr()));
-        if (sourceGid != null) {
+        if (remote.gid() != null) {
             out.println(PerfFormat.gidLine(remote.gid()));
         }
         out.println(PerfFormat.RESULT_LINE);
@@ -135,28 +135,18 @@ final class PerfSession implements AutoCloseable {
     }
 
     private void connectByHand(Runnable beforeConnect, Runnable header) {
-        if (!o.isClient()) {
-            channel.welcome(o);
-        } else {
-            channel.hello(o);
-        }
         RdmaDevice device = findDevice();
         ctx = device.open();
         ownContext = true;
         port = ctx.queryPort(o.ibPort);
         fabric = Fabrics.forPort(device, port, null);
         if (!fabric.supportsManualConnection()) {
-            String why = device.name() + " is an " + (device.transportType() == TransportType.IWARP ? "iWARP" : fabric.name())
-                    + " device: its queue pairs connect through rdma_cm only, not by a hand exchange of QPN/PSN/GID. "
-                    + "Run both sides with -R (rdma_cm; give the client the server's IP address on that device).";
-            if (!o.isClient()) {
-                channel.refuse(why);
-            }
-            throw new PerfFailure(why);
+            throw new PerfFailure(device.name() + " is an " + (device.transportType() == TransportType.IWARP ? "iWARP"
+                    : fabric.name()) + " device: its queue pairs connect through rdma_cm only, not by a hand exchange of"
+                    + " QPN/PSN/GID. Run both sides with -R (rdma_cm; give the client the server's IP address on that device).");
         }
-        if (!o.isClient()) {
-            channel.accept();
-        }
+        Mtu ours = o.mtu > 0 ? Mtu.ofBytes(o.mtu) : port.activeMtu() != null ? port.activeMtu() : Mtu.MTU_1024;
+        Mtu agreed = Mtu.of(channel.start(ours.value()));
         checkPort();
         sourceGid = chooseGid();
         createResources();
@@ -166,13 +156,41 @@ final class PerfSession implements AutoCloseable {
         psn = connector.psn();
         beforeConnect.run();
         header.run();
-        local = endpoint(port.lid(), qp.qpNumber(), psn);
-        remote = channel.exchange(local);
-        // -m sets the path MTU; without it the smaller of both ends' active MTUs
-        mtu = connector.connect(new QpEndpoint(remote.lid(), remote.qpn(), remote.psn(), remote.gid()),
-                o.mtu > 0 ? null : Mtu.ofBytes(remote.mtuBytes()));
-        // perftest's handshake after ctx_connect: neither side sends before both QPs are in RTS
-        channel.sync("connect");
+        local = keys(port.lid(), qp.qpNumber(), psn, sourceGid == null ? null : sourceGid.gid());
+        for (int i = 0; i < o.test.keyHandshakes(); i++) {
+            sync("key exchange");
+        }
+        checkGidCompatibility();
+        // -m sets the path MTU; perftest's check_mtu: the smaller of both ends' MTUs
+        mtu = connector.connect(new QpEndpoint(remote.lid(), remote.qpn(), remote.psn(),
+                remote.gid() == null ? Gid.ZERO : remote.gid()), agreed);
+        // perftest's handshakes after ctx_connect: neither side sends before both QPs are in RTS
+        sync("connect");
+        sync("connect");
+    }
+
+    /** perftest's {@code ctx_check_gid_compatibility}: both GIDs IPv4-mapped, or neither. */
+    private void checkGidCompatibility() {
+        if (local.gid() != null && remote.gid() != null && ipv4Mapped(local.gid()) != ipv4Mapped(remote.gid())) {
+            throw new PerfFailure("Found Incompatibility issue with GID types: this side's GID " + local.gid()
+                    + " and the peer's " + remote.gid() + " are not both IPv4 (or both IPv6); use a GID index (-x) of"
+                    + " the same IP version on both sides");
+        }
+    }
+
+    static boolean ipv4Mapped(Gid g) {
+        byte[] b = g.raw();
+        for (int i = 0; i < 10; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return b[10] == (byte) 0xff && b[11] == (byte) 0xff;
+    }
+
+    /** perftest's {@code ctx_hand_shake}: our keys for the peer's, at {@code what}. */
+    void sync(String what) {
+        remote = channel.handshake(local, what);
     }
 
     /** The fabric options of a manual connection: {@code -x}, {@code -S}, {@code -m} and {@code -u}. */
@@ -187,23 +205,25 @@ final class PerfSession implements AutoCloseable {
         return fo;
     }
 
+    /**
+     * {@code -R}: the queue pair connects through rdma_cm on port {@code -p}+1; the keys and synchronisation
+     * points go over the TCP exchange as without {@code -R}, always in the GID format (rdma_cm runs over IP).
+     */
     private void connectWithCm(Runnable beforeConnect, Runnable header) {
         int cmPort = o.port + 1;
         cm = Rdma.connectionManager();
+        // the device is known only once rdma_cm has resolved the address: the MTU sent is -m's, else 1024
+        channel.start((o.mtu > 0 ? Mtu.ofBytes(o.mtu) : Mtu.MTU_1024).value());
+        local = new PerfWire.Keys(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
         if (!o.isClient()) {
-            channel.welcome(o);
             listener = cm.createId();
-            try {
-                if (o.tos >= 0) {
-                    listener.setTypeOfService(o.tos);
-                }
-                listener.bind(new InetSocketAddress(cmPort));
-                listener.listen(1);
-            } catch (RuntimeException e) {
-                channel.refuse("the server's rdma_cm listener on port " + cmPort + " failed: " + e.getMessage());
-                throw e;
+            if (o.tos >= 0) {
+                listener.setTypeOfService(o.tos);
             }
-            channel.accept();
+            listener.bind(new InetSocketAddress(cmPort));
+            listener.listen(1);
+            // perftest's sync before the rdma_cm connection: the client connects only once we listen
+            sync("start of rdma_cm");
             ConnectionRequest req = listener.awaitRequest(CM_TIMEOUT);
             id = req.id();
             ctx = id.context();
@@ -220,13 +240,13 @@ final class PerfSession implements AutoCloseable {
             id.accept(cmParameters());
             id.awaitEstablished(CM_TIMEOUT);
         } else {
-            channel.hello(o);
             InetAddress host;
             try {
                 host = InetAddress.getByName(o.serverHost);
             } catch (UnknownHostException e) {
                 throw new PerfFailure("unknown host " + o.serverHost);
             }
+            sync("start of rdma_cm");
             id = cm.createId();
             if (o.tos >= 0) {
                 id.setTypeOfService(o.tos);
@@ -243,9 +263,13 @@ final class PerfSession implements AutoCloseable {
             beforeConnect.run();
             id.connect(cmParameters(), CM_TIMEOUT);
         }
-        local = endpoint(0, qp.qpNumber(), queriedPsn());
-        remote = channel.exchange(local);
-        channel.sync("connect");
+        sync("end of rdma_cm");
+        local = keys(0, qp.qpNumber(), queriedPsn(), sourceGid == null ? Gid.ZERO : sourceGid.gid());
+        for (int i = 0; i < o.test.keyHandshakes(); i++) {
+            sync("key exchange");
+        }
+        sync("connect");
+        sync("connect");
     }
 
     private void setUpCmResources() {
@@ -271,9 +295,8 @@ final class PerfSession implements AutoCloseable {
         }
     }
 
-    private PerfChannel.Endpoint endpoint(int lid, int qpn, int psnValue) {
-        Gid gid = sourceGid == null ? Gid.ZERO : sourceGid.gid();
-        return new PerfChannel.Endpoint(lid, qpn, psnValue, gid, mr.rkey(), targetAddress(), outReads, mtu.bytes());
+    private PerfWire.Keys keys(int lid, int qpn, int psnValue, Gid gid) {
+        return new PerfWire.Keys(lid, outReads, qpn, psnValue, mr.rkey(), targetAddress(), gid, 0);
     }
 
     private RdmaDevice findDevice() {

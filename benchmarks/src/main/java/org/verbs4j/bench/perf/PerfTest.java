@@ -60,6 +60,27 @@ public enum PerfTest {
         return verb == Verb.READ ? 1 : 2;
     }
 
+    /**
+     * How many times perftest's main exchanges the keys before it connects the queue pair (two in the RDMA
+     * latency tests, one in the others); two more handshakes follow the connection in every test.
+     */
+    int keyHandshakes() {
+        return this == WRITE_LAT || this == READ_LAT ? 2 : 1;
+    }
+
+    /** True when the test synchronises both sides before each size's measured run (the send tests). */
+    boolean syncsEachSize() {
+        return verb == Verb.SEND;
+    }
+
+    /**
+     * True when perftest's main ends with {@code ctx_close_connection} (a last handshake and "done"); its
+     * write_lat just exits.
+     */
+    boolean closesConnection() {
+        return this != WRITE_LAT;
+    }
+
     /** The test named {@code command} ({@code send_lat}, {@code ib_send_lat}), or {@code null}. */
     public static PerfTest of(String command) {
         String c = command.startsWith("ib_") ? command.substring(3) : command;

@@ -16,9 +16,9 @@ import org.verbs4j.examples.cli.UsageException;
  *
  * Without a host it is the server: it waits for one client on TCP port {@code -p} (18515). With a host it
  * is the client. Both sides must be given the same test and the same {@code -s}/{@code -a}, {@code -n}/{@code -D}
- * and {@code -R}; the server checks that and says what differs. See {@link PerfOptions} for the options and
- * docs/perftest.md for what is and is not like perftest (the exchange is verbs4j-perf's own: it talks to
- * verbs4j-perf only, not to C perftest).
+ * and {@code -R}, as with perftest. The out-of-band exchange is perftest's ({@link PerfChannel}), so the
+ * peer can be C perftest's tool of the same test. See {@link PerfOptions} for the options and
+ * docs/perftest.md for what is and is not like perftest.
  *
  * <p>Exit status: 0 when the test ran (or for {@code -h}, {@code -V}), 1 on any failure (message on stderr), as
  * perftest; 2 for a bad command line (perftest: 1), as every tool of the examples' {@link OptionParser}.
@@ -126,7 +126,7 @@ public final class VerbsPerf {
                 out.flush();
             });
             try (PerfRunner r = runner[0]) {
-                new PerfRun(o, channel, r, out, err).run();
+                new PerfRun(o, session, r, out, err).run();
             }
         }
     }

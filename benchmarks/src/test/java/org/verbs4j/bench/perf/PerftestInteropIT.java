@@ -1,0 +1,166 @@
+package org.verbs4j.bench.perf;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.verbs4j.lab.Lab;
+
+/**
+ * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw})
+ * on rxe0 over perftest's TCP exchange: each of the six tests with a C server and a verbs4j-perf client, and
+ * with a verbs4j-perf server and a C client, at 2 B and 4 KiB (and 64 KiB for the bandwidth tests). Both
+ * sides must exit 0 and print result lines that parse and hold sane numbers. verbs4j-perf runs in this JVM
+ * ({@link VerbsPerf#run}); the C tool as a process.
+ */
+class PerftestInteropIT {
+    static final int ITERS = 100;
+    static final long RUN_TIMEOUT_SECONDS = 30;
+    private static final AtomicInteger NEXT_PORT = new AtomicInteger(19800);
+
+    enum Role {
+        C_SERVER, JAVA_SERVER
+    }
+
+    static Stream<Arguments> everyTestBothWays() {
+        List<Arguments> a = new ArrayList<>();
+        for (PerfTest t : PerfTest.values()) {
+            for (Role r : Role.values()) {
+                a.add(Arguments.of(t, r));
+            }
+        }
+        return a.stream();
+    }
+
+    static List<Long> sizes(PerfTest t) {
+        return t.isBandwidth() ? List.of(2L, 4096L, 65536L) : List.of(2L, 4096L);
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("everyTestBothWays")
+    void cPerftestAndVerbs4jPerfPassEachOthersTest(PerfTest t, Role role) throws Exception {
+        for (long size : sizes(t)) {
+            int port = NEXT_PORT.getAndIncrement();
+            List<String> common = List.of("-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"),
+                    "-p", Integer.toString(port), "-s", Long.toString(size), "-n", Integer.toString(ITERS));
+            String host = Lab.env("FABRIC_LAB_RXE_IP");
+            List<String> c = new ArrayList<>(List.of(t.cTool()));
+            c.addAll(common);
+            List<String> java = new ArrayList<>(List.of(t.command()));
+            java.addAll(common);
+            PerfSide server;
+            PerfSide client;
+            if (role == Role.C_SERVER) {
+                CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> runC(c));
+                // verbs4j-perf's client retries a refused connection for 10 s while the server starts
+                java.add(host);
+                client = PerfSide.run(java);
+                server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } else {
+                CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+                // C perftest's client does not retry: start it once the server listens
+                awaitListening(port);
+                c.add(host);
+                client = runC(c);
+                server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
+            String d = t.command() + " " + String.join(" ", common) + ", " + role + "\n" + server.describe("server")
+                    + "\n" + client.describe("client");
+            PerfSide cSide = role == Role.C_SERVER ? server : client;
+            if (cSide.exit() == 139) {
+                // the C tool died of SIGSEGV: that case alone is skipped, by name
+                Assumptions.abort(t.cTool() + " crashed (SIGSEGV) as " + (role == Role.C_SERVER ? "server" : "client")
+                        + " at -s " + size + "\n" + d);
+            }
+            assertEquals(0, server.exit(), "server exit status\n" + d);
+            assertEquals(0, client.exit(), "client exit status\n" + d);
+            assertReports(t, size, server, client, d);
+        }
+    }
+
+    static void assertReports(PerfTest t, long size, PerfSide server, PerfSide client, String d) {
+        if (!t.isBandwidth()) {
+            VerbsPerfIT.assertLatency(VerbsPerfIT.resultLine(client.out(), PerfFormat.LAT_COLUMNS, d), size, ITERS, d);
+            double[] s = VerbsPerfIT.resultLine(server.out(), PerfFormat.LAT_COLUMNS, d);
+            if (t == PerfTest.READ_LAT) {
+                assertNull(s, "perftest's read_lat server prints no result\n" + d);
+            } else {
+                VerbsPerfIT.assertLatency(s, size, ITERS, d);
+            }
+            return;
+        }
+        double[] c = VerbsPerfIT.resultLine(client.out(), PerfFormat.BW_COLUMNS, d);
+        double[] s = VerbsPerfIT.resultLine(server.out(), PerfFormat.BW_COLUMNS, d);
+        VerbsPerfIT.assertBandwidth(c, size, ITERS, true, d);
+        if (t == PerfTest.SEND_BW) {
+            VerbsPerfIT.assertBandwidth(s, size, ITERS, false, d);
+        } else {
+            // the RDMA bandwidth server prints the client's result, sent at the end of the test
+            assertArrayEquals(c, s, "the server prints the client's result\n" + d);
+        }
+    }
+
+    /** Runs a C perftest tool to its end (at most {@link #RUN_TIMEOUT_SECONDS}). */
+    static PerfSide runC(List<String> command) {
+        try {
+            Path out = Files.createTempFile("perftest", ".out");
+            Path err = Files.createTempFile("perftest", ".err");
+            Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor();
+                return new PerfSide(-1, Files.readString(out), Files.readString(err) + "\n(killed after "
+                        + RUN_TIMEOUT_SECONDS + " s)");
+            }
+            PerfSide side = new PerfSide(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+            Files.delete(out);
+            Files.delete(err);
+            return side;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(String.join(" ", command), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until some socket listens on TCP {@code port} (from /proc/net/tcp and tcp6, without connecting to it). */
+    static void awaitListening(int port) throws Exception {
+        String local = String.format(Locale.ROOT, ":%04X ", port);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            List<String> lines = new ArrayList<>(Files.readAllLines(Path.of("/proc/net/tcp")));
+            Path v6 = Path.of("/proc/net/tcp6");
+            if (Files.exists(v6)) {
+                lines.addAll(Files.readAllLines(v6));
+            }
+            for (String line : lines) {
+                String[] f = line.trim().split("\\s+");
+                // sl local_address rem_address st: 0A is LISTEN
+                if (f.length > 3 && (f[1] + " ").endsWith(local) && f[3].equals("0A")) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+        fail("nothing listens on TCP port " + port + " after 30 s");
+    }
+}
