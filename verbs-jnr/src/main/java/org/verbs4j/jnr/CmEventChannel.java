@@ -133,7 +133,7 @@ final class CmEventChannel {
     private void readOne(long out) {
         if (cm.getCmEvent.call(channel, out) != 0) {
             int errno = NativeFunction.errno();
-            if (errno == 4 || errno == 11) { // EINTR, EAGAIN
+            if (errno == org.verbs4j.api.Errno.EINTR || errno == org.verbs4j.api.Errno.EAGAIN) {
                 return;
             }
             throw new CmException("rdma_get_cm_event", errno, null, "");

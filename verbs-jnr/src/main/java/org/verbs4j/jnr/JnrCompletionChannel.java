@@ -22,8 +22,6 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
     private final long scratch = RawMemory.allocate(2L * LibcLayout.POLLFD_SIZE + 2L * RawMemory.ADDRESS_SIZE);
     /** One waiter at a time (they share {@link #scratch}); not this object's monitor, which close takes. */
     private final Object waitLock = new Object();
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
     /** The CQs that report to this channel (few; copied on change, scanned per event without boxing). */
     private volatile JnrCompletionQueue[] attached = new JnrCompletionQueue[0];
 
@@ -120,7 +118,7 @@ final class JnrCompletionChannel extends AbstractResource implements CompletionC
             int rc = (int) JnrBackend.lib().getCqEvent.call(channel, out, out + RawMemory.ADDRESS_SIZE);
             if (rc != 0) {
                 int errno = JnrBackend.lastErrno();
-                if (errno == EAGAIN || errno == EINTR) {
+                if (errno == org.verbs4j.api.Errno.EAGAIN || errno == org.verbs4j.api.Errno.EINTR) {
                     continue; // the event went with its CQ's destruction (the fd is non-blocking): wait again
                 }
                 throw new VerbsException("ibv_get_cq_event", errno, toString());

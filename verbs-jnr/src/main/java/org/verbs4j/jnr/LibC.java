@@ -104,7 +104,7 @@ final class LibC {
         int rc = (int) POLL.call(pollfds, 2, timeoutMillis);
         if (rc < 0) {
             int errno = NativeFunction.errno();
-            if (errno == 4) {
+            if (errno == org.verbs4j.api.Errno.EINTR) {
                 return 0;
             }
             throw new org.verbs4j.api.VerbsException("poll", errno, "fds " + fd + ", " + wakeFd);
@@ -157,7 +157,7 @@ final class LibC {
         int rc = (int) POLL.call(pollfd, 1, timeoutMillis);
         if (rc < 0) {
             int errno = NativeFunction.errno();
-            if (errno == 4) {
+            if (errno == org.verbs4j.api.Errno.EINTR) {
                 return false;
             }
             throw new org.verbs4j.api.VerbsException("poll", errno, "fd " + fd);
