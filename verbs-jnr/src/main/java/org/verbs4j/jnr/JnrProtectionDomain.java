@@ -68,24 +68,11 @@ final class JnrProtectionDomain extends AbstractResource implements ProtectionDo
     public MemoryRegion allocateMemory(long length, int access) {
         enter();
         try {
-            if (length <= 0) {
-                throw new IllegalArgumentException("length " + length + ": must be positive");
-            }
-            int page = RawMemory.PAGE_SIZE;
-            long rounded = (length + page - 1) & -page;
-            if (rounded <= Integer.MAX_VALUE - page) {
-                // alignedSlice rounds the limit down to whole pages: ask for whole pages plus one for alignment
-                ByteBuffer b = ByteBuffer.allocateDirect((int) rounded + page).alignedSlice(page);
-                b.limit((int) length);
-                ByteBuffer exact = b.slice();
-                return register(RawMemory.addressOf(exact), length, access, exact, 0);
-            }
-            long raw = RawMemory.allocate(length + page);
-            long aligned = (raw + page - 1) & -page;
+            RawMemory.PageAligned m = RawMemory.allocatePageAligned(length, RawMemory.PAGE_SIZE);
             try {
-                return register(aligned, length, access, null, raw);
+                return register(m.address(), length, access, m.buffer(), m.ownedRaw());
             } catch (RuntimeException e) {
-                RawMemory.free(raw);
+                m.freeOwned();
                 throw e;
             }
         } finally {

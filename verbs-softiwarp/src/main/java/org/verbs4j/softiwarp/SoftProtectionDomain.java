@@ -70,24 +70,11 @@ final class SoftProtectionDomain extends AbstractResource implements ProtectionD
 
     @Override
     public MemoryRegion allocateMemory(long length, int access) {
-        if (length <= 0) {
-            throw new IllegalArgumentException("length " + length + ": must be positive");
-        }
-        int page = SiwAttributes.PAGE_SIZE;
-        long rounded = (length + page - 1) & -page;
-        if (rounded <= Integer.MAX_VALUE - page) {
-            // alignedSlice rounds the limit down to whole pages: whole pages plus one for the alignment
-            ByteBuffer b = ByteBuffer.allocateDirect((int) rounded + page).alignedSlice(page);
-            b.limit((int) length);
-            ByteBuffer exact = b.slice();
-            return register(RawMemory.addressOf(exact), length, access, exact, 0);
-        }
-        long raw = RawMemory.allocate(length + page);
-        RawMemory.zero(raw, length + page);
+        RawMemory.PageAligned m = RawMemory.allocatePageAligned(length, SiwAttributes.PAGE_SIZE);
         try {
-            return register((raw + page - 1) & -page, length, access, null, raw);
+            return register(m.address(), length, access, m.buffer(), m.ownedRaw());
         } catch (RuntimeException e) {
-            RawMemory.free(raw);
+            m.freeOwned();
             throw e;
         }
     }

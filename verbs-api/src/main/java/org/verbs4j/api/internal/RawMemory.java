@@ -232,6 +232,47 @@ public final class RawMemory {
     }
 
     /**
+     * Zeroed, page-aligned memory for a memory region: a direct buffer when it fits in one (the JVM frees it
+     * once unreachable), else raw memory that the region owns ({@link #ownedRaw}, to {@link #free} after it).
+     *
+     * @param address  the first byte, page-aligned
+     * @param buffer   the direct buffer over exactly the bytes asked for, or null
+     * @param ownedRaw the raw allocation to free (at or before {@code address}), or 0
+     */
+    public record PageAligned(long address, ByteBuffer buffer, long ownedRaw) {
+        /** Frees the raw allocation, if there is one (a registration that failed). */
+        public void freeOwned() {
+            if (ownedRaw != 0) {
+                free(ownedRaw);
+            }
+        }
+    }
+
+    /**
+     * Allocates {@code length} zeroed bytes starting at a multiple of {@code page}.
+     *
+     * @param length the length in bytes, positive
+     * @param page   the alignment, a power of two
+     * @return the memory
+     */
+    public static PageAligned allocatePageAligned(long length, int page) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("length " + length + ": must be positive");
+        }
+        long rounded = (length + page - 1) & -page;
+        if (rounded <= Integer.MAX_VALUE - page) {
+            // alignedSlice rounds the limit down to whole pages: whole pages plus one for the alignment
+            ByteBuffer b = ByteBuffer.allocateDirect((int) rounded + page).alignedSlice(page);
+            b.limit((int) length);
+            ByteBuffer exact = b.slice();
+            return new PageAligned(addressOf(exact), exact, 0);
+        }
+        long raw = allocate(length + page);
+        zero(raw, length + page);
+        return new PageAligned((raw + page - 1) & -page, null, raw);
+    }
+
+    /**
      * Sets {@code size} bytes at {@code address} to {@code value}; no bounds check.
      *
      * @param address the native address
