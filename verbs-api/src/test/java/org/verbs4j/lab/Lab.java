@@ -13,6 +13,11 @@ import java.util.concurrent.TimeUnit;
  * machine's when the same variables are set by hand. Integration tests fail, never skip, when a
  * device the lab promises is missing: a skipped lab must not look green. Shared by every module's tests
  * through verbs-api's test-jar (this package only).
+ *
+ * <p>{@code FABRIC_LAB_FABRICS} names the fabrics of the run: {@code roce,iwarp} (the default, the lab's rxe0
+ * and siw0) or {@code iwarp} alone, as on a machine with nothing installed where the pure-Java software iWARP
+ * device stands in ({@code FABRIC_LAB_SIW_DEV=jsiw_lo FABRIC_LAB_SIW_IP=127.0.0.1}); a test that asks for a
+ * fabric the run does not have fails.
  */
 public final class Lab {
     private Lab() {
@@ -29,17 +34,35 @@ public final class Lab {
 
     /** The RoCE device (Soft-RoCE rxe0 in the lab). */
     public static String roceDevice() {
+        if (!hasFabric("roce")) {
+            fail("this run has no RoCE device (FABRIC_LAB_FABRICS=" + System.getenv("FABRIC_LAB_FABRICS") + ")");
+        }
         return env("FABRIC_LAB_RXE_DEV");
     }
 
     /** The iWARP device (soft-iWARP siw0 in the lab). */
     public static String iwarpDevice() {
+        if (!hasFabric("iwarp")) {
+            fail("this run has no iWARP device (FABRIC_LAB_FABRICS=" + System.getenv("FABRIC_LAB_FABRICS") + ")");
+        }
         return env("FABRIC_LAB_SIW_DEV");
     }
 
-    /** Both lab devices: tests parameterised over this run on every fabric. */
+    /** Every device of the run (both lab devices, the RoCE one first): tests parameterised over this run on every fabric. */
     public static List<String> devices() {
-        return List.of(roceDevice(), iwarpDevice());
+        return hasFabric("roce") ? List.of(roceDevice(), iwarpDevice()) : List.of(iwarpDevice());
+    }
+
+    /** Whether the run has a device of {@code fabric} ({@code roce} or {@code iwarp}): see the class comment. */
+    public static boolean hasFabric(String fabric) {
+        String f = System.getenv("FABRIC_LAB_FABRICS");
+        if (f == null || f.isBlank()) {
+            return true;
+        }
+        if (!f.strip().matches("(roce|iwarp)(,(roce|iwarp))*")) {
+            fail("FABRIC_LAB_FABRICS=" + f + ": a comma-separated list of roce and iwarp");
+        }
+        return List.of(f.strip().split(",")).contains(fabric);
     }
 
     /** Every lab device with every one of {@code cases}: the arguments of a test parameterised over both. */

@@ -1,5 +1,9 @@
 package org.verbs4j.jnr;
 
+import org.verbs4j.lab.ClosedChecks;
+
+import org.verbs4j.lab.QpPair;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,7 +58,7 @@ class ChannelCloseRaceIT {
      * event thread that did not stop was seen over 10^4 connect cycles).
      */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void eventDescriptorsAreNonBlocking(String device) {
         try (DeviceContext ctx = Rdma.open(device); CompletionChannel channel = ctx.createCompletionChannel();
                 org.verbs4j.api.cm.ConnectionManager cm = Rdma.connectionManager()) {
@@ -70,7 +74,7 @@ class ChannelCloseRaceIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closingTheCompletionQueueDoesNotWaitForTheWaiterAndTheChannelWakesIt(String device) {
         try (DeviceContext ctx = Rdma.open(device)) {
             int[] rep = new int[1];
@@ -91,8 +95,8 @@ class ChannelCloseRaceIT {
                     .delays(Duration.ofMillis(3), 0)
                     .reps(Race.REPS / 2)
                     .afterClose(w -> {
-                        CloseRaceIT.closedFor(w.cq, () -> w.cq.requestNotify(false));
-                        CloseRaceIT.closedFor(w.channel, () -> w.channel.awaitEvent(1, TimeUnit.MILLISECONDS));
+                        ClosedChecks.closedFor(w.cq, () -> w.cq.requestNotify(false));
+                        ClosedChecks.closedFor(w.channel, () -> w.channel.awaitEvent(1, TimeUnit.MILLISECONDS));
                         assertEquals(List.of(), ((AbstractResource) ctx).openChildren(), "the context's children");
                     })
                     .cleanup(w -> QpPair.closeAllQuietly(null, w.cq, w.channel))
@@ -103,7 +107,7 @@ class ChannelCloseRaceIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closingTheChannelWakesTheWaiter(String device) {
         try (DeviceContext ctx = Rdma.open(device)) {
             int[] rep = new int[1];
@@ -119,7 +123,7 @@ class ChannelCloseRaceIT {
                     .delays(Duration.ofMillis(3), 0)
                     .reps(Race.REPS / 2)
                     .afterClose(w -> {
-                        CloseRaceIT.closedFor(w.channel, () -> w.channel.awaitEvent(1, TimeUnit.MILLISECONDS));
+                        ClosedChecks.closedFor(w.channel, () -> w.channel.awaitEvent(1, TimeUnit.MILLISECONDS));
                         assertEquals(List.of(), ((AbstractResource) ctx).openChildren(), "the context's children");
                     })
                     .cleanup(w -> QpPair.closeAllQuietly(null, w.cq, w.channel))
@@ -129,7 +133,7 @@ class ChannelCloseRaceIT {
 
     /** A close refused because a CQ still uses the channel answers at once, even while a thread waits on it. */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void aRefusedChannelCloseDoesNotWaitBehindTheWaiter(String device) throws Exception {
         try (DeviceContext ctx = Rdma.open(device)) {
             Waiting w = Waiting.make(ctx, 1);
@@ -144,7 +148,7 @@ class ChannelCloseRaceIT {
             waiter.start();
             Thread.sleep(50);
             long t0 = System.nanoTime();
-            CoreVerbsLifecycleIT.refused(w.channel::close, "closing a channel its CQ uses");
+            ClosedChecks.refused(w.channel::close, "closing a channel its CQ uses");
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(took < WAKE.toMillis(), "the refusal took " + took + " ms: it waited behind the waiter");
             w.cq.close();

@@ -1,5 +1,8 @@
 package org.verbs4j.jnr;
 
+import org.verbs4j.lab.QpPair;
+import org.verbs4j.lab.CmSide;
+
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.verbs4j.jnr.QpPair.pattern;
+import static org.verbs4j.lab.QpPair.pattern;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -53,7 +56,7 @@ import org.verbs4j.api.cm.ConnectionRequest;
 import org.verbs4j.api.cm.PortSpace;
 import org.verbs4j.api.cm.UdParameters;
 import org.verbs4j.api.spi.AbstractResource;
-import org.verbs4j.jnr.QpPair.Wc;
+import org.verbs4j.lab.QpPair.Wc;
 
 /**
  * rdma_cm's UDP port space: UD queue pairs made on rdma_cm ids, the SIDR exchange (the active side learns the

@@ -1,5 +1,8 @@
 package org.verbs4j.jnr;
 
+import org.verbs4j.lab.CmLoopback;
+import org.verbs4j.lab.CmSide;
+
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,12 +1,14 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.verbs4j.jnr.QpPair.pattern;
-import static org.verbs4j.jnr.QpPair.take;
+import static org.verbs4j.lab.QpPair.pattern;
+import static org.verbs4j.lab.QpPair.take;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,8 +35,8 @@ import org.verbs4j.api.SrqAttributes;
 import org.verbs4j.api.VerbsException;
 import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
-import org.verbs4j.jnr.QpPair.Side;
-import org.verbs4j.jnr.QpPair.Wc;
+import org.verbs4j.lab.QpPair.Side;
+import org.verbs4j.lab.QpPair.Wc;
 
 /**
  * A shared receive queue feeding both QPs of a pair: receives posted once on the SRQ complete for whichever
@@ -69,7 +71,7 @@ class CoreVerbsSrqIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void receivesPostedOnTheSrqCompleteForBothQueuePairs(String device) {
         DeviceAttributes dev = attributes(device);
         assumeTrue(dev.supportsSrq(), device + " has max_srq 0: no shared receive queues");
@@ -134,7 +136,7 @@ class CoreVerbsSrqIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void limitEventWhenTheSrqRunsLow(String device) throws InterruptedException {
         DeviceAttributes dev = attributes(device);
         assumeTrue(dev.supportsSrq(), device + " has max_srq 0: no shared receive queues");
@@ -176,7 +178,6 @@ class CoreVerbsSrqIT {
                         .orElseThrow();
                 assertSame(p.srq, ev.sharedReceiveQueue(), "the event names the SRQ object: " + ev);
                 assertEquals("SRQ limit reached", ev.type().text());
-                assertEquals(nativeEventText(AsyncEventType.SRQ_LIMIT_REACHED), ev.type().text(), "libibverbs' text");
                 SrqAttributes after = query(p);
                 System.out.println(device + ": SRQ after the limit event: " + after + "; events " + events);
                 // the event is one-shot: it disarms the limit (rxe reads back 0)
@@ -208,9 +209,6 @@ class CoreVerbsSrqIT {
         }
     }
 
-    static String nativeEventText(AsyncEventType t) {
-        return org.verbs4j.api.internal.RawMemory.getString(JnrBackend.lib().eventTypeStr.call(t.value()), 128);
-    }
 
     private static long eventsOfType(List<AsyncEvent> events, AsyncEventType t) {
         return events.stream().filter(e -> e.type() == t).count();

@@ -1,4 +1,4 @@
-package org.verbs4j.jnr;
+package org.verbs4j.lab;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -8,10 +8,9 @@ import org.verbs4j.api.AsyncEvent;
 import org.verbs4j.api.AsyncEventListener;
 import org.verbs4j.api.AsyncEventType;
 import org.verbs4j.api.DeviceContext;
-import org.verbs4j.api.internal.RawMemory;
 
 /** Records a context's asynchronous events for a test; {@link #close()} stops delivery. */
-final class EventLog implements AsyncEventListener, AutoCloseable {
+public final class EventLog implements AsyncEventListener, AutoCloseable {
     private final DeviceContext ctx;
     private final List<AsyncEvent> events = new CopyOnWriteArrayList<>();
 
@@ -19,7 +18,7 @@ final class EventLog implements AsyncEventListener, AutoCloseable {
         this.ctx = ctx;
     }
 
-    static EventLog on(DeviceContext ctx) {
+    public static EventLog on(DeviceContext ctx) {
         EventLog log = new EventLog(ctx);
         ctx.setAsyncEventListener(log);
         return log;
@@ -30,12 +29,12 @@ final class EventLog implements AsyncEventListener, AutoCloseable {
         events.add(event);
     }
 
-    List<AsyncEvent> events() {
+    public List<AsyncEvent> events() {
         return List.copyOf(events);
     }
 
     /** The first event matching, waiting up to {@code millis}; null when none came. */
-    AsyncEvent await(Predicate<AsyncEvent> p, long millis) {
+    public AsyncEvent await(Predicate<AsyncEvent> p, long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         do {
             for (AsyncEvent e : events) {
@@ -48,17 +47,12 @@ final class EventLog implements AsyncEventListener, AutoCloseable {
         return null;
     }
 
-    AsyncEvent await(AsyncEventType type, Object element, long millis) {
+    public AsyncEvent await(AsyncEventType type, Object element, long millis) {
         return await(e -> e.type() == type && (element == null || e.element() == element), millis);
     }
 
-    long count(AsyncEventType type) {
+    public long count(AsyncEventType type) {
         return events.stream().filter(e -> e.type() == type).count();
-    }
-
-    /** libibverbs' own text for an event type ({@code ibv_event_type_str}). */
-    static String nativeText(AsyncEventType t) {
-        return RawMemory.getString(JnrBackend.lib().eventTypeStr.call(t.value()), 128);
     }
 
     @Override

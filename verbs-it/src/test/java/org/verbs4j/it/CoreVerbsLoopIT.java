@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -7,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.verbs4j.jnr.QpPair.pattern;
-import static org.verbs4j.jnr.QpPair.take;
-import static org.verbs4j.jnr.QpPair.takeOne;
+import static org.verbs4j.lab.QpPair.pattern;
+import static org.verbs4j.lab.QpPair.take;
+import static org.verbs4j.lab.QpPair.takeOne;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -32,7 +34,7 @@ import org.verbs4j.api.WcFlags;
 import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.internal.RawMemory;
-import org.verbs4j.jnr.QpPair.Wc;
+import org.verbs4j.lab.QpPair.Wc;
 
 /**
  * Every send opcode of an RC queue pair moves real bytes, and the completions on both sides carry the right
@@ -92,7 +94,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void send(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
@@ -189,7 +191,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void atomicCompareAndSwap(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
             long remote = atomicTarget(p, 4096, 42L);
@@ -211,7 +213,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void atomicFetchAndAdd(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
             long remote = atomicTarget(p, 8, 1000L);
@@ -227,7 +229,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void gatherOnSendScatterOnReceive(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
@@ -268,7 +270,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void scatterOnRdmaRead(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4)) {
             int sges = Math.min(3, Math.min(p.attrs.maxSgeRd(), p.a.qp.capabilities().maxSendSge()));
@@ -289,7 +291,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void inlineSendNeedsNoRegistrationAndFreesTheBufferAtOnce(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
@@ -335,7 +337,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void unsignaledWritesWithASignaledOneEveryEight(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(32, 1)) {
             for (int i = 0; i < 32; i++) {
@@ -358,7 +360,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void chainedRequestsCompleteInOrder(String device) {
         int n = 8;
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(n, 1);
@@ -384,7 +386,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void zeroByteSend(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {
@@ -400,7 +402,7 @@ class CoreVerbsOpcodesIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void zeroByteWriteWithImm(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(4, 4);
                 ReceiveRequests r = ReceiveRequests.allocate(4, 4)) {

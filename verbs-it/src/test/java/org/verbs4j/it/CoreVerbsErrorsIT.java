@@ -1,4 +1,7 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
+import org.verbs4j.lab.EventLog;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.verbs4j.jnr.QpPair.take;
+import static org.verbs4j.lab.QpPair.take;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +40,7 @@ import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.internal.RawMemory;
-import org.verbs4j.jnr.QpPair.Wc;
+import org.verbs4j.lab.QpPair.Wc;
 
 /**
  * The errors users hit, as the device really reports them: bad rkeys, out-of-bounds and unpermitted remote
@@ -60,11 +63,6 @@ import org.verbs4j.jnr.QpPair.Wc;
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CoreVerbsErrorsIT {
 
-    /** libibverbs' text for a status ({@code ibv_wc_status_str}). */
-    static String nativeText(WcStatus s) {
-        return RawMemory.getString(JnrBackend.lib().wcStatusStr.call(s.value()), 128);
-    }
-
     /** What a scenario produced on both sides. */
     record Outcome(List<Wc> a, List<Wc> b, QpState stateA, QpState stateB, String events) {
         @Override
@@ -84,13 +82,12 @@ class CoreVerbsErrorsIT {
         return o;
     }
 
-    /** A's first completion failed with {@code expected}, whose text is libibverbs', and A is in ERR. */
+    /** A's first completion failed with {@code expected}, and A is in ERR (EnumTextIT checks each status's text against libibverbs'). */
     static void expectRequesterError(Outcome o, WcStatus expected, long wrId, QpPair p) {
         Wc w = o.a().get(0);
         assertEquals(expected, w.status(), p.device + ": " + o);
         assertEquals(wrId, w.wrId(), o.toString());
         assertEquals(p.a.qp.qpNumber(), w.qpNum(), o.toString());
-        assertEquals(nativeText(expected), w.status().text(), "status text as libibverbs prints it");
         assertInError(p, p.a.qp, o);
     }
 
@@ -176,7 +173,7 @@ class CoreVerbsErrorsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void localEntryBeyondTheEndOfTheRegion(String device) {
         try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1)) {
             long end = p.a.mr.address() + p.a.mr.length();
@@ -185,7 +182,6 @@ class CoreVerbsErrorsIT {
             Wc w = o.a().get(0);
             assertNotEquals(WcStatus.SUCCESS, w.status(), o.toString());
             assertEquals(0xE4, w.wrId(), o.toString());
-            assertEquals(nativeText(w.status()), w.status().text());
             if (p.transport == TransportType.IB) {
                 assertEquals(WcStatus.LOC_PROT_ERR, w.status(), p.device + ": " + o);
                 assertInError(p, p.a.qp, o);
@@ -199,7 +195,7 @@ class CoreVerbsErrorsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void remoteWriteToARegionWithoutRemoteWrite(String device) {
         try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1);
                 MemoryRegion readOnly = p.pd.allocateMemory(4096, Access.LOCAL_WRITE | Access.REMOTE_READ)) {
@@ -212,7 +208,7 @@ class CoreVerbsErrorsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void remoteReadFromARegionWithoutRemoteRead(String device) {
         try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); SendRequests s = SendRequests.allocate(1, 1);
                 MemoryRegion writeOnly = p.pd.allocateMemory(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE)) {
@@ -293,7 +289,7 @@ class CoreVerbsErrorsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void postingOnAResetQueuePair(String device) {
         try (ResetQp q = ResetQp.open(device); SendRequests s = SendRequests.allocate(2, 1);
                 ReceiveRequests r = ReceiveRequests.allocate(1, 1)) {
@@ -350,7 +346,7 @@ class CoreVerbsErrorsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void receiverNotReadyWithoutRetriesFails(String device) {
         TransportType t = Rdma.device(device).transportType();
         assumeTrue(t == TransportType.IB, device + " is " + t.text() + ": iWARP has no RNR NAK (a send without a posted "
@@ -366,7 +362,7 @@ class CoreVerbsErrorsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void outstandingReceivesFlushWhenTheQueuePairGoesToError(String device) {
         try (QpPair p = QpPair.open(device); EventLog log = EventLog.on(p.ctx); ReceiveRequests r = ReceiveRequests.allocate(4, 1);
                 SendRequests s = SendRequests.allocate(1, 1)) {
@@ -387,7 +383,6 @@ class CoreVerbsErrorsIT {
                 assertEquals(p.b.qp.qpNumber(), w.qpNum(), w.toString());
             }
             assertEquals("Work Request Flushed Error", WcStatus.WR_FLUSH_ERR.text());
-            assertEquals(nativeText(WcStatus.WR_FLUSH_ERR), WcStatus.WR_FLUSH_ERR.text());
             // what happens to a send posted on the ERR QP
             s.at(0).wrId(0xF9).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(p.b.mr.address(), 8, p.b.mr.lkey());
             String post;

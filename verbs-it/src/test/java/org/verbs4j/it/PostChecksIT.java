@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,7 +40,7 @@ class PostChecksIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void aChainLongerThanTheSendQueueIsRefusedAndNothingIsPosted(String device) {
         try (QpPair p = QpPair.open(device, new QpPair.Options().queues(16, 16, 0));
                 SendRequests s = SendRequests.allocate(64, 1)) {
@@ -67,7 +69,7 @@ class PostChecksIT {
      * success for the post that overflowed and dropped the rest of its chain.
      */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void aFullSendQueueLosesNothing(String device) {
         QpPair.Options o = new QpPair.Options().queues(16, 16, 512);
         o.rdAtomic = 1;
@@ -108,7 +110,7 @@ class PostChecksIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void moreEntriesThanTheQueueTakesAreRefused(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(1, 64)) {
             int max = p.a.qp.capabilities().maxSendSge();
@@ -126,7 +128,7 @@ class PostChecksIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void aSendOnAQueuePairInInitIsRefused(String device) {
         try (DeviceContext ctx = Rdma.open(device); ProtectionDomain pd = ctx.allocProtectionDomain();
                 CompletionQueue cq = ctx.createCompletionQueue(16);

@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.verbs4j.jnr.QpPair.take;
-import static org.verbs4j.jnr.QpPair.takeOne;
+import static org.verbs4j.lab.QpPair.take;
+import static org.verbs4j.lab.QpPair.takeOne;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +32,7 @@ import org.verbs4j.api.WaitStrategy;
 import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
-import org.verbs4j.jnr.QpPair.Wc;
+import org.verbs4j.lab.QpPair.Wc;
 
 /**
  * Completion channels: a thread blocked in {@link WaitStrategy#blocking()} or
@@ -96,7 +98,7 @@ class CoreVerbsEventsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void blockingWaitWakesWhenThePeerSends(String device) throws Exception {
         try (Messages m = new Messages(device, 4)) {
             QpPair p = m.p;
@@ -124,7 +126,7 @@ class CoreVerbsEventsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void awaitEventTimesOutWithNull(String device) {
         try (QpPair p = QpPair.open(device)) {
             p.b.cq.requestNotify(false);
@@ -143,7 +145,7 @@ class CoreVerbsEventsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void awaitEventReturnsTheQueueThatFired(String device) throws Exception {
         try (Messages m = new Messages(device, 4)) {
             m.receiveNotified(1, false);
@@ -157,7 +159,7 @@ class CoreVerbsEventsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void solicitedOnlyNotificationIgnoresUnsolicitedMessages(String device) throws Exception {
         try (Messages m = new Messages(device, 4)) {
             QpPair p = m.p;
@@ -207,7 +209,7 @@ class CoreVerbsEventsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void blockingStrategyNeedsAChannel(String device) {
         try (QpPair p = QpPair.open(device); CompletionQueue plain = p.ctx.createCompletionQueue(4);
                 WorkCompletions wc = WorkCompletions.allocate(1)) {
@@ -218,7 +220,7 @@ class CoreVerbsEventsIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void manyWakeUpsInARow(String device) throws Exception {
         int rounds = 20;
         try (Messages m = new Messages(device, rounds)) {

@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.CmLoopback;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -30,7 +32,8 @@ import org.verbs4j.api.WorkCompletions;
 class CmLoopbackIT {
 
     static List<String> ips() {
-        return List.of(Lab.env("FABRIC_LAB_RXE_IP"), Lab.env("FABRIC_LAB_SIW_IP"));
+        return Lab.hasFabric("roce") ? List.of(Lab.env("FABRIC_LAB_RXE_IP"), Lab.env("FABRIC_LAB_SIW_IP"))
+                : List.of(Lab.env("FABRIC_LAB_SIW_IP"));
     }
 
     @ParameterizedTest

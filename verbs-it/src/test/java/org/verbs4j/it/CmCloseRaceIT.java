@@ -1,4 +1,8 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.ClosedChecks;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -63,7 +67,7 @@ class CmCloseRaceIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void awaitRequestRacesCloseOfItsIdAndOfItsManager(String device) {
         InetSocketAddress any = new InetSocketAddress(QpPair.ipOf(device), 0);
         try (ConnectionManager shared = Rdma.connectionManager()) {
@@ -90,10 +94,10 @@ class CmCloseRaceIT {
                     .reps(Race.REPS - connectReps(device))
                     .afterClose(l -> {
                         assertTrue(l.listener.isClosed(), "the listener is closed");
-                        CloseRaceIT.closedFor(l.listener, () -> l.listener.listen(4));
+                        ClosedChecks.closedFor(l.listener, () -> l.listener.listen(4));
                         if (l.closeManager) {
                             assertTrue(l.manager.isClosed(), "the manager is closed");
-                            CloseRaceIT.closedFor(l.manager, l.manager::createId);
+                            ClosedChecks.closedFor(l.manager, l.manager::createId);
                         }
                     })
                     .cleanup(l -> QpPair.closeAllQuietly(null, l.listener, l.closeManager ? l.manager : null))
@@ -152,7 +156,7 @@ class CmCloseRaceIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void connectToASilentPeerRacesClose(String device) throws Exception {
         InetSocketAddress at = new InetSocketAddress(QpPair.ipOf(device), QpPair.nextCmPort());
         ProtectionDomain[] pd = new ProtectionDomain[1];
@@ -186,7 +190,7 @@ class CmCloseRaceIT {
                         .afterClose(c -> {
                             assertTrue(c.id.isClosed(), "the id is closed");
                             assertTrue(c.qp.isClosed(), "the id's close closed its queue pair");
-                            CloseRaceIT.closedFor(c.id, () -> c.id.connect(ConnectionParameters.defaults(), WAIT));
+                            ClosedChecks.closedFor(c.id, () -> c.id.connect(ConnectionParameters.defaults(), WAIT));
                         })
                         .cleanup(c -> {
                             QpPair.closeAllQuietly(null, c.id);

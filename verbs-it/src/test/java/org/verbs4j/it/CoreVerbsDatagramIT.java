@@ -1,11 +1,13 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.verbs4j.jnr.QpPair.pattern;
-import static org.verbs4j.jnr.QpPair.takeOne;
+import static org.verbs4j.lab.QpPair.pattern;
+import static org.verbs4j.lab.QpPair.takeOne;
 
 import java.net.InetAddress;
 import java.util.List;
@@ -39,7 +41,7 @@ import org.verbs4j.api.WcFlags;
 import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.spi.AbstractResource;
-import org.verbs4j.jnr.QpPair.Wc;
+import org.verbs4j.lab.QpPair.Wc;
 
 /**
  * Unreliable datagram: two UD queue pairs of one device exchange datagrams through an address handle. The
@@ -53,7 +55,7 @@ class CoreVerbsDatagramIT {
     static final int QKEY = 0x11111111;
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void datagramWithGrhThroughAnAddressHandle(String device) {
         try (DeviceContext ctx = Rdma.open(device); ProtectionDomain pd = ctx.allocProtectionDomain();
                 CompletionQueue sendCq = ctx.createCompletionQueue(32); CompletionQueue recvCq = ctx.createCompletionQueue(32)) {

@@ -1,6 +1,5 @@
-package org.verbs4j.jnr;
+package org.verbs4j.lab;
 
-import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -44,43 +43,43 @@ import org.verbs4j.api.spi.AbstractResource;
  *
  * <p>How they are connected depends on the device's transport, never on its name: an InfiniBand-transport
  * device (InfiniBand, RoCE: rxe) is wired by hand with {@link QpConnector} (each QP's peer the other, at the
- * port's own address; {@link LabFabric} gives the fabric rules), both QPs in this process' own context; an iWARP device (siw) can only connect through
+ * port's own address; the fabric provider gives the fabric rules), both QPs in this process' own context; an iWARP device (siw) can only connect through
  * rdma_cm, so the pair comes from {@link CmLoopback} on the device's IP address, with the CQs, channels
  * and SRQ created here on the CM's own context and PD. On iWARP the client (A) must send first.
  *
  * <p>{@link #close()} closes everything in reverse order and fails when any object made from the context
  * is still open (a leak).
  */
-final class QpPair implements AutoCloseable {
-    static final int PORT = 1;
-    static final int PSN_A = 0x1a2b3c;
-    static final int PSN_B = 0x0c0ffe;
+public final class QpPair implements AutoCloseable {
+    public static final int PORT = 1;
+    public static final int PSN_A = 0x1a2b3c;
+    public static final int PSN_B = 0x0c0ffe;
     /** How long a test waits for completions. The lab VM is ~25x slower than a host. */
-    static final long WAIT_MILLIS = 30_000;
+    public static final long WAIT_MILLIS = 30_000;
     private static final AtomicInteger NEXT_CM_PORT = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 20000));
 
     /** The lab devices: tests parameterised over this run on every fabric, the RoCE one first. */
-    static List<String> devices() {
+    public static List<String> devices() {
         return Lab.devices();
     }
 
     /** What to create; defaults suit the functional tests. */
-    static final class Options {
-        int sendWr = 64;
-        int recvWr = 64;
-        int sge = 4;
-        int inline = 64;
-        int cqEntries;
-        int bufferSize = 64 * 1024;
-        boolean srq;
-        int srqWr = 64;
-        boolean channels = true;
+    public static final class Options {
+        public int sendWr = 64;
+        public int recvWr = 64;
+        public int sge = 4;
+        public int inline = 64;
+        public int cqEntries;
+        public int bufferSize = 64 * 1024;
+        public boolean srq;
+        public int srqWr = 64;
+        public boolean channels = true;
         /** The transport timers; unset (-1) means the fabric's defaults. */
-        final FabricOptions fabric = FabricOptions.defaults();
-        int rdAtomic = 16;
+        public final FabricOptions fabric = FabricOptions.defaults();
+        public int rdAtomic = 16;
 
         /** Send and receive queue depths, and the CQ size (0: both queues' depth + 16). */
-        Options queues(int sendWrs, int recvWrs, int cqSize) {
+        public Options queues(int sendWrs, int recvWrs, int cqSize) {
             sendWr = sendWrs;
             recvWr = recvWrs;
             cqEntries = cqSize;
@@ -88,37 +87,37 @@ final class QpPair implements AutoCloseable {
         }
 
         /** Inline data bytes of each QP and bytes of each registered buffer. */
-        Options buffers(int inlineBytes, int bufferBytes) {
+        public Options buffers(int inlineBytes, int bufferBytes) {
             inline = inlineBytes;
             bufferSize = bufferBytes;
             return this;
         }
 
         /** Both QPs take their receives from one SRQ of {@code wr} entries. */
-        Options srq(int wr) {
+        public Options srq(int wr) {
             srq = true;
             srqWr = wr;
             return this;
         }
 
         /** RNR retry count and minimum RNR NAK timer instead of the fabric's defaults. */
-        Options rnr(int retry, int minTimer) {
+        public Options rnr(int retry, int minTimer) {
             fabric.rnrRetry(retry).minRnrTimer(minTimer);
             return this;
         }
 
-        int cq() {
+        public int cq() {
             return cqEntries > 0 ? cqEntries : sendWr + recvWr + 16;
         }
     }
 
     /** One end: its QP, its CQ (send and receive), the CQ's channel, and its buffer. */
-    static final class Side {
-        final String name;
-        QueuePair qp;
-        CompletionQueue cq;
-        CompletionChannel channel;
-        MemoryRegion mr;
+    public static final class Side {
+        public final String name;
+        public QueuePair qp;
+        public CompletionQueue cq;
+        public CompletionChannel channel;
+        public MemoryRegion mr;
 
         Side(String name) {
             this.name = name;
@@ -130,19 +129,19 @@ final class QpPair implements AutoCloseable {
         }
     }
 
-    final String device;
-    final Options options;
-    final DeviceContext ctx;
-    final ProtectionDomain pd;
-    final DeviceAttributes attrs;
-    final TransportType transport;
-    final Side a = new Side("A");
-    final Side b = new Side("B");
-    SharedReceiveQueue srq;
+    public final String device;
+    public final Options options;
+    public final DeviceContext ctx;
+    public final ProtectionDomain pd;
+    public final DeviceAttributes attrs;
+    public final TransportType transport;
+    public final Side a = new Side("A");
+    public final Side b = new Side("B");
+    public SharedReceiveQueue srq;
     /** The rdma_cm fixture of an iWARP pair, else null. */
     private final CmLoopback cm;
     /** Access flags of the buffers (and of the QPs, wired by hand): atomics only where the device has them. */
-    final int access;
+    public final int access;
 
     private QpPair(String device, Options o, DeviceContext ctx, ProtectionDomain pd, CmLoopback cm) {
         this.device = device;
@@ -156,11 +155,11 @@ final class QpPair implements AutoCloseable {
                 | (attrs.supportsAtomics() ? Access.REMOTE_ATOMIC : 0);
     }
 
-    static QpPair open(String device) {
+    public static QpPair open(String device) {
         return open(device, new Options());
     }
 
-    static QpPair open(String device, Options o) {
+    public static QpPair open(String device, Options o) {
         TransportType t = Rdma.device(device).transportType();
         if (t == TransportType.IWARP) {
             return openThroughCm(device, o);
@@ -204,7 +203,7 @@ final class QpPair implements AutoCloseable {
     }
 
     /** This port's own address: the IPv4-mapped RoCE v2 GID on Ethernet, the LID on InfiniBand. */
-    static AddressVector ownAddress(DeviceContext ctx) {
+    public static AddressVector ownAddress(DeviceContext ctx) {
         PortAttributes port = ctx.queryPort(PORT);
         assertTrue(port.isActive(), ctx.device().name() + " port " + PORT + " is " + port.state().text());
         if (port.linkLayer() != LinkLayer.ETHERNET) {
@@ -215,9 +214,9 @@ final class QpPair implements AutoCloseable {
     }
 
     /** The IPv4-mapped RoCE v2 entry of port 1's GID table (index {@code $FABRIC_LAB_RXE_GID_INDEX} in the lab). */
-    static GidEntry roceV2Gid(DeviceContext ctx) {
+    public static GidEntry roceV2Gid(DeviceContext ctx) {
         for (GidEntry e : ctx.queryGidTable()) {
-            if (e.port() == PORT && LabFabric.isRoceV2Ipv4(e)) {
+            if (e.port() == PORT && e.type() == org.verbs4j.api.GidType.ROCE_V2 && e.gid().isIpv4Mapped()) {
                 return e;
             }
         }
@@ -227,7 +226,7 @@ final class QpPair implements AutoCloseable {
     // ---------------------------------------------------------------- iWARP: through rdma_cm
 
     /** The IP address of the lab netdev that carries {@code device} (the lab pairs the variables). */
-    static InetAddress ipOf(String device) {
+    public static InetAddress ipOf(String device) {
         String ip = null;
         if (device.equals(System.getenv("FABRIC_LAB_SIW_DEV"))) {
             ip = Lab.env("FABRIC_LAB_SIW_IP");
@@ -244,7 +243,7 @@ final class QpPair implements AutoCloseable {
         }
     }
 
-    static int nextCmPort() {
+    public static int nextCmPort() {
         return NEXT_CM_PORT.getAndIncrement();
     }
 
@@ -323,7 +322,7 @@ final class QpPair implements AutoCloseable {
         s.cq = c.createCompletionQueue(options.cq(), s.channel, 0);
     }
 
-    QpInitAttributes initAttributes(Side s) {
+    public QpInitAttributes initAttributes(Side s) {
         QpInitAttributes ia = new QpInitAttributes(QpType.RC, s.cq, s.cq).maxSendWr(options.sendWr)
                 .maxRecvWr(options.recvWr).maxSendSge(options.sge).maxRecvSge(options.sge)
                 .maxInlineData(options.inline);
@@ -398,7 +397,7 @@ final class QpPair implements AutoCloseable {
     }
 
     /** After a failure: closes what it can, keeps the first failure. */
-    void closeQuietly(Throwable first) {
+    public void closeQuietly(Throwable first) {
         try {
             if (cm != null) {
                 closeAllQuietly(first, a.mr, b.mr, cm, srq, a.cq, b.cq, a.channel, b.channel);
@@ -424,7 +423,7 @@ final class QpPair implements AutoCloseable {
         }
     }
 
-    static void closeAllQuietly(Throwable first, AutoCloseable... all) {
+    public static void closeAllQuietly(Throwable first, AutoCloseable... all) {
         for (AutoCloseable c : all) {
             if (c != null) {
                 try {
@@ -441,19 +440,19 @@ final class QpPair implements AutoCloseable {
     // ---------------------------------------------------------------- completions
 
     /** One work completion, copied out of a {@link WorkCompletions} slot. */
-    record Wc(long wrId, WcStatus status, int statusValue, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum,
+    public record Wc(long wrId, WcStatus status, int statusValue, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum,
             int srcQp, int vendorErr) {
-        static Wc of(WorkCompletions wc, int i) {
+        public static Wc of(WorkCompletions wc, int i) {
             boolean ok = wc.ok(i);
             return new Wc(wc.wrId(i), wc.status(i), wc.statusValue(i), ok ? wc.opcode(i) : null, wc.byteLength(i),
                     wc.hasImmData(i) ? wc.immData(i) : 0, wc.flags(i), wc.qpNum(i), wc.srcQp(i), wc.vendorError(i));
         }
 
-        boolean ok() {
+        public boolean ok() {
             return status == WcStatus.SUCCESS;
         }
 
-        boolean hasImm() {
+        public boolean hasImm() {
             return (flags & WcFlags.WITH_IMM) != 0;
         }
 
@@ -468,11 +467,11 @@ final class QpPair implements AutoCloseable {
     }
 
     /** Polls {@code cq} until {@code n} completions arrived; fails after {@link #WAIT_MILLIS} with what came. */
-    static List<Wc> take(CompletionQueue cq, int n) {
+    public static List<Wc> take(CompletionQueue cq, int n) {
         return take(cq, n, WAIT_MILLIS);
     }
 
-    static List<Wc> take(CompletionQueue cq, int n, long millis) {
+    public static List<Wc> take(CompletionQueue cq, int n, long millis) {
         List<Wc> got = new ArrayList<>();
         try (WorkCompletions wc = WorkCompletions.allocate(16)) {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -493,12 +492,12 @@ final class QpPair implements AutoCloseable {
     }
 
     /** The single next completion. */
-    static Wc takeOne(CompletionQueue cq) {
+    public static Wc takeOne(CompletionQueue cq) {
         return take(cq, 1).get(0);
     }
 
     /** Polls for {@code millis} and returns whatever came (maybe nothing). */
-    static List<Wc> drain(CompletionQueue cq, long millis) {
+    public static List<Wc> drain(CompletionQueue cq, long millis) {
         List<Wc> got = new ArrayList<>();
         try (WorkCompletions wc = WorkCompletions.allocate(16)) {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -516,7 +515,7 @@ final class QpPair implements AutoCloseable {
     }
 
     /** Waits until {@code qp} reports {@code state} (some devices move to ERR asynchronously). */
-    static QpState awaitState(QueuePair qp, QpState state, long millis) {
+    public static QpState awaitState(QueuePair qp, QpState state, long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         QpState s;
         while ((s = qp.state()) != state && System.nanoTime() - deadline < 0) {
@@ -525,7 +524,7 @@ final class QpPair implements AutoCloseable {
         return s;
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
@@ -535,7 +534,7 @@ final class QpPair implements AutoCloseable {
     }
 
     /** A recognisable byte pattern: {@code seed} mixed with the index. */
-    static byte[] pattern(int length, int seed) {
+    public static byte[] pattern(int length, int seed) {
         byte[] b = new byte[length];
         for (int i = 0; i < length; i++) {
             b[i] = (byte) (seed * 31 + i * 7 + (i >>> 8));

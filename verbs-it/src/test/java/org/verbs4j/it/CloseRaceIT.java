@@ -1,4 +1,8 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.ClosedChecks;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,7 +71,7 @@ class CloseRaceIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void completionQueuePollAndNotifyRaceClose(String device) {
         try (DeviceContext ctx = Rdma.open(device); WorkCompletions wc = WorkCompletions.allocate(4);
                 CompletionChannel channel = ctx.createCompletionChannel()) {
@@ -83,8 +87,8 @@ class CloseRaceIT {
                     })
                     .closer(c -> c.cq.close())
                     .afterClose(c -> {
-                        closedFor(c.cq, () -> c.cq.poll(c.wc));
-                        closedFor(c.cq, () -> c.cq.requestNotify(true));
+                        ClosedChecks.closedFor(c.cq, () -> c.cq.poll(c.wc));
+                        ClosedChecks.closedFor(c.cq, () -> c.cq.requestNotify(true));
                     })
                     .run();
         }
@@ -94,7 +98,7 @@ class CloseRaceIT {
 
     /** A fresh QP of a shared context: query and modify (RESET <-> INIT) race its close. */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void queuePairQueryAndModifyRaceClose(String device) {
         try (DeviceContext ctx = Rdma.open(device); ProtectionDomain pd = ctx.allocProtectionDomain();
                 CompletionQueue cq = ctx.createCompletionQueue(16)) {
@@ -113,7 +117,7 @@ class CloseRaceIT {
                     })
                     .closer(QueuePair::close)
                     .afterClose(qp -> {
-                        closedFor(qp, () -> qp.query(QpAttrMask.STATE));
+                        ClosedChecks.closedFor(qp, () -> qp.query(QpAttrMask.STATE));
                         assertEquals(List.of(), ((AbstractResource) cq).openChildren(), "the CQ's users");
                     })
                     .cleanup(qp -> QpPair.closeAllQuietly(null, qp))
@@ -147,7 +151,7 @@ class CloseRaceIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void queuePairPostsRaceClose(String device) {
         QpPair.Options o = new QpPair.Options().queues(16, 16, 48).buffers(64, 4096);
         o.channels = false;
@@ -163,8 +167,8 @@ class CloseRaceIT {
                     .racer(Posting::step)
                     .closer(s -> s.pair.a.qp.close())
                     .afterClose(s -> {
-                        closedFor(s.pair.a.qp, () -> s.pair.a.qp.postSend(s.write));
-                        closedFor(s.pair.a.qp, () -> s.pair.a.qp.postReceive(s.recv));
+                        ClosedChecks.closedFor(s.pair.a.qp, () -> s.pair.a.qp.postSend(s.write));
+                        ClosedChecks.closedFor(s.pair.a.qp, () -> s.pair.a.qp.postReceive(s.recv));
                     })
                     .cleanup(s -> s.pair.close())
                     .reps(Race.REPS / 2)
@@ -175,7 +179,7 @@ class CloseRaceIT {
     // ---------------------------------------------------------------- shared receive queue
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void sharedReceiveQueuePostRacesClose(String device) {
         try (DeviceContext ctx = Rdma.open(device); ProtectionDomain pd = ctx.allocProtectionDomain();
                 MemoryRegion mr = pd.allocateMemory(4096, Access.LOCAL_WRITE);
@@ -197,7 +201,7 @@ class CloseRaceIT {
                         }
                     })
                     .closer(SharedReceiveQueue::close)
-                    .afterClose(srq -> closedFor(srq, () -> srq.postReceive(recv)))
+                    .afterClose(srq -> ClosedChecks.closedFor(srq, () -> srq.postReceive(recv)))
                     .cleanup(srq -> QpPair.closeAllQuietly(null, srq))
                     .run();
         }
@@ -218,7 +222,7 @@ class CloseRaceIT {
 
     /** Each racer call makes one child of the PD (MR allocated, MR over a buffer, QP, AH) and closes it. */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void protectionDomainCreationsRaceClose(String device) {
         try (DeviceContext ctx = Rdma.open(device); CompletionQueue cq = ctx.createCompletionQueue(16)) {
             ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
@@ -241,7 +245,7 @@ class CloseRaceIT {
                     .closer(ProtectionDomain::close)
                     .closeMayBeRefusedWith(STILL_IN_USE)
                     .afterClose(pd -> {
-                        closedFor(pd, () -> pd.allocateMemory(4096, Access.LOCAL_WRITE));
+                        ClosedChecks.closedFor(pd, () -> pd.allocateMemory(4096, Access.LOCAL_WRITE));
                         assertEquals(List.of(cq), ((AbstractResource) ctx).openChildren(), "the context's children");
                         assertEquals(List.of(), ((AbstractResource) cq).openChildren(), "the CQ's users");
                     })
@@ -254,7 +258,7 @@ class CloseRaceIT {
 
     /** The accessors, and the ByteBuffer view, of a region that allocated its memory. */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void memoryRegionAccessRacesClose(String device) {
         try (DeviceContext ctx = Rdma.open(device); ProtectionDomain pd = ctx.allocProtectionDomain()) {
             byte[] out = QpPair.pattern(256, 7);
@@ -279,8 +283,8 @@ class CloseRaceIT {
                     })
                     .closer(MemoryRegion::close)
                     .afterClose(mr -> {
-                        closedFor(mr, () -> mr.getBytes(0, 8));
-                        closedFor(mr, () -> mr.putLong(0, 1));
+                        ClosedChecks.closedFor(mr, () -> mr.getBytes(0, 8));
+                        ClosedChecks.closedFor(mr, () -> mr.putLong(0, 1));
                     })
                     .cleanup(mr -> QpPair.closeAllQuietly(null, mr))
                     .run();
@@ -290,7 +294,7 @@ class CloseRaceIT {
     // ---------------------------------------------------------------- device context
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void deviceContextQueriesAndCreationsRaceClose(String device) {
         Rotation turn = new Rotation();
         Race.of(device + " DeviceContext.queryDevice/queryPort/queryGid/createCompletionQueue/allocProtectionDomain "
@@ -307,8 +311,8 @@ class CloseRaceIT {
                 .closer(DeviceContext::close)
                 .closeMayBeRefusedWith(STILL_IN_USE)
                 .afterClose(ctx -> {
-                    closedFor(ctx, ctx::queryDevice);
-                    closedFor(ctx, ctx::allocProtectionDomain);
+                    ClosedChecks.closedFor(ctx, ctx::queryDevice);
+                    ClosedChecks.closedFor(ctx, ctx::allocProtectionDomain);
                 })
                 .cleanup(ctx -> QpPair.closeAllQuietly(null, ctx))
                 .run();
@@ -322,7 +326,7 @@ class CloseRaceIT {
      * (the documented contract of these single-thread objects); the post and the poll race the close.
      */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void requestAndCompletionArraysRaceClose(String device) {
         QpPair.Options o = new QpPair.Options().queues(16, 16, 48).buffers(64, 8192);
         o.channels = false;
@@ -391,10 +395,4 @@ class CloseRaceIT {
     // ---------------------------------------------------------------- post-close state
 
     /** After the race: the object says closed, and {@code call} throws IllegalStateException saying closed. */
-    static void closedFor(Object resource, org.junit.jupiter.api.function.Executable call) {
-        assertTrue(resource instanceof AbstractResource r ? r.isClosed() : true, resource + " isClosed()");
-        IllegalStateException e = assertThrows(IllegalStateException.class, call, "a call on " + resource
-                + " after close");
-        assertTrue(e.getMessage().contains("closed"), e.getMessage());
-    }
 }

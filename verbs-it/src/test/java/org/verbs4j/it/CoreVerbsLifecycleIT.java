@@ -1,4 +1,8 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.ClosedChecks;
+
+import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -88,11 +92,6 @@ class CoreVerbsLifecycleIT {
         }
     }
 
-    static IllegalStateException refused(Executable close, String what) {
-        IllegalStateException e = assertThrows(IllegalStateException.class, close, what + " must be refused");
-        assertTrue(e.getMessage().startsWith("cannot close"), e.getMessage());
-        return e;
-    }
 
     static void mentions(IllegalStateException e, Object... objects) {
         for (Object o : objects) {
@@ -103,22 +102,22 @@ class CoreVerbsLifecycleIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closingInTheWrongOrderIsRefusedNamingWhatIsOpen(String device) {
         try (World w = new World(device)) {
-            IllegalStateException e = refused(w.pd::close, "closing a PD with an MR, QPs, an SRQ and an AH open");
+            IllegalStateException e = ClosedChecks.refused(w.pd::close, "closing a PD with an MR, QPs, an SRQ and an AH open");
             mentions(e, w.mr, w.qp, w.srq, w.srqQp, w.ah);
             assertTrue(e.getMessage().contains("MemoryRegion["), e.getMessage());
             assertFalse(w.pd.isClosed());
 
-            e = refused(w.cq::close, "closing a CQ a QP uses");
+            e = ClosedChecks.refused(w.cq::close, "closing a CQ a QP uses");
             mentions(e, w.qp, w.srqQp);
-            e = refused(w.channel::close, "closing a channel a CQ uses");
+            e = ClosedChecks.refused(w.channel::close, "closing a channel a CQ uses");
             mentions(e, w.cq);
-            e = refused(w.ctx::close, "closing a context with a PD, CQ and channel open");
+            e = ClosedChecks.refused(w.ctx::close, "closing a context with a PD, CQ and channel open");
             mentions(e, w.pd, w.cq, w.channel);
             if (w.srq != null) {
-                e = refused(w.srq::close, "closing an SRQ a QP uses");
+                e = ClosedChecks.refused(w.srq::close, "closing an SRQ a QP uses");
                 mentions(e, w.srqQp);
             }
 
@@ -142,13 +141,13 @@ class CoreVerbsLifecycleIT {
             }
             w.cq.close();
             assertTrue(w.cq.isClosed());
-            e = refused(w.pd::close, "closing a PD with an MR open");
+            e = ClosedChecks.refused(w.pd::close, "closing a PD with an MR open");
             mentions(e, w.mr);
         }
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void everyObjectRefusesUseAfterCloseAndClosesTwiceHarmlessly(String device) {
         World w = new World(device);
         List<String> checked = new ArrayList<>();
@@ -207,7 +206,7 @@ class CoreVerbsLifecycleIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closedRequestAndCompletionArraysCannotBePosted(String device) {
         try (World w = new World(device)) {
             w.qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
@@ -243,7 +242,7 @@ class CoreVerbsLifecycleIT {
      * malloc chunk, so this test itself cannot crash.
      */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closedWorkCompletionsRefuseToBeRead(String device) {
         WorkCompletions wc = WorkCompletions.allocate(1);
         wc.close();
@@ -259,7 +258,7 @@ class CoreVerbsLifecycleIT {
      * capacity" (found by this test, fixed in 21287c2).
      */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void allocateMemoryOfAnyLength(String device) {
         try (DeviceContext ctx = Rdma.open(device); ProtectionDomain pd = ctx.allocProtectionDomain()) {
             for (long length : new long[] {4096, 8192, 1, 64, 100, 4097, 10_000}) {
@@ -282,7 +281,7 @@ class CoreVerbsLifecycleIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void objectsOfAnotherContextAreRefused(String device) {
         try (World w = new World(device); DeviceContext other = Rdma.open(device);
                 CompletionQueue foreign = other.createCompletionQueue(4)) {
@@ -298,7 +297,7 @@ class CoreVerbsLifecycleIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closingTheContextStopsTheAsyncEventThread(String device) {
         DeviceContext ctx = Rdma.open(device);
         ctx.setAsyncEventListener(ev -> { });

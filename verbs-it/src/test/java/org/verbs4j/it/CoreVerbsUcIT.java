@@ -1,4 +1,4 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

@@ -1,4 +1,4 @@
-package org.verbs4j.jnr;
+package org.verbs4j.lab;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -18,15 +18,15 @@ import org.verbs4j.api.cm.PortSpace;
  * QP of 8 sends and 8 receives made on the id), {@link #close()}d in the right order; and the steps every
  * such test takes (a listener, a resolved id, closing what was made).
  */
-class CmSide implements AutoCloseable {
-    final CmId id;
-    final DeviceContext ctx;
-    final ProtectionDomain pd;
-    final CompletionQueue cq;
-    final MemoryRegion mr;
-    final QueuePair qp;
+public class CmSide implements AutoCloseable {
+    public final CmId id;
+    public final DeviceContext ctx;
+    public final ProtectionDomain pd;
+    public final CompletionQueue cq;
+    public final MemoryRegion mr;
+    public final QueuePair qp;
 
-    CmSide(CmId id, QpType type, int cqEntries, int mrBytes, int access) {
+    public CmSide(CmId id, QpType type, int cqEntries, int mrBytes, int access) {
         this.id = id;
         ctx = id.context();
         pd = ctx.allocProtectionDomain();
@@ -44,7 +44,7 @@ class CmSide implements AutoCloseable {
     }
 
     /** A new id of {@code portSpace}, bound to {@code address} and listening (backlog 4). */
-    static CmId listen(ConnectionManager cm, PortSpace portSpace, InetSocketAddress address) {
+    public static CmId listen(ConnectionManager cm, PortSpace portSpace, InetSocketAddress address) {
         CmId listener = cm.createId(portSpace);
         try {
             listener.bind(address);
@@ -57,7 +57,7 @@ class CmSide implements AutoCloseable {
     }
 
     /** A new id of {@code portSpace} with its address and route to {@code server} resolved. */
-    static CmId resolved(ConnectionManager cm, PortSpace portSpace, InetSocketAddress server, Duration timeout) {
+    public static CmId resolved(ConnectionManager cm, PortSpace portSpace, InetSocketAddress server, Duration timeout) {
         CmId id = cm.createId(portSpace);
         try {
             id.resolveAddress(server, timeout);
@@ -70,7 +70,7 @@ class CmSide implements AutoCloseable {
     }
 
     /** Closes each of {@code resources} that is not null, in order; throws the first failure after trying all. */
-    static void closeAll(AutoCloseable... resources) throws Exception {
+    public static void closeAll(AutoCloseable... resources) throws Exception {
         Exception first = null;
         for (AutoCloseable r : resources) {
             try {

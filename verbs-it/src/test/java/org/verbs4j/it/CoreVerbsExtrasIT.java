@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -34,7 +36,7 @@ class CoreVerbsExtrasIT {
 
     /** A fenced SEND starts only after the RDMA READ before it completed: it carries the bytes just read. */
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void fencedSendCarriesWhatThePrecedingReadFetched(String device) {
         try (QpPair p = QpPair.open(device); SendRequests s = SendRequests.allocate(2, 1);
                 ReceiveRequests r = ReceiveRequests.allocate(1, 1)) {
@@ -67,7 +69,7 @@ class CoreVerbsExtrasIT {
     }
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void completionQueueResizesWhereTheDeviceCan(String device) {
         try (DeviceContext ctx = Rdma.open(device); CompletionQueue cq = ctx.createCompletionQueue(16)) {
             assertTrue(cq.capacity() >= 16, "capacity " + cq.capacity());

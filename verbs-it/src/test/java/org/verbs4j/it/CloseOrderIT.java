@@ -1,4 +1,6 @@
-package org.verbs4j.jnr;
+package org.verbs4j.it;
+
+import org.verbs4j.lab.QpPair;
 
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +18,7 @@ import org.verbs4j.lab.Race;
 class CloseOrderIT {
 
     @ParameterizedTest
-    @MethodSource("org.verbs4j.jnr.QpPair#devices")
+    @MethodSource("org.verbs4j.lab.QpPair#devices")
     void closingFromOneThreadIsAlwaysRefusedOrClean(String device) {
         CoreVerbsLifecycleIT checks = new CoreVerbsLifecycleIT();
         long t0 = System.nanoTime();

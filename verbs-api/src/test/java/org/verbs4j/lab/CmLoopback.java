@@ -1,4 +1,4 @@
-package org.verbs4j.jnr;
+package org.verbs4j.lab;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,7 +41,7 @@ public final class CmLoopback implements AutoCloseable {
     /** Creates the CQs for one side on the CM's device context and returns that side's QP attributes. */
     @FunctionalInterface
     public interface Setup {
-        QpInitAttributes create(DeviceContext ctx, ProtectionDomain pd, boolean serverSide);
+        public QpInitAttributes create(DeviceContext ctx, ProtectionDomain pd, boolean serverSide);
     }
 
     private final ConnectionManager manager = Rdma.connectionManager();
