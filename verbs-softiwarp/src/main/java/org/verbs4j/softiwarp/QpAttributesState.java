@@ -144,10 +144,16 @@ final class QpAttributesState {
         } else if (next == QpState.ERR) {
             qp.flushSend();
             qp.flushReceive();
+            qp.enteredError();
         } else if (next == QpState.SQD && current != QpState.SQD && notifyDrained) {
             // nothing is in flight before the data path takes requests: the drain ends at once
             qp.softContext().raise(new AsyncEvent(AsyncEventType.SQ_DRAINED, qp, 0));
         }
+    }
+
+    /** Moves the QP to RTS when the connection manager binds a connection (from INIT or RTR, checked by the QP). */
+    synchronized void connected() {
+        state = QpState.RTS;
     }
 
     /** Moves the QP to ERR from inside the device (a broken connection, a Terminate) and flushes its queues. */

@@ -27,6 +27,7 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
     private static final Logger LOG = LoggerFactory.getLogger(SoftDeviceContext.class);
     private volatile AsyncEventListener asyncListener;
     private ExecutorService eventThread;
+    private volatile ProgressEngine progress;
 
     SoftDeviceContext(SoftIwarpDevice device) {
         super(null);
@@ -47,12 +48,33 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
         return "DeviceContext";
     }
 
+    /** {@return the progress thread of the context's connected QPs, or null before the first connects} */
+    ProgressEngine progress() {
+        return progress;
+    }
+
+    /** {@return the progress thread, started now if this is the context's first connected QP} */
+    synchronized ProgressEngine startProgress() {
+        if (progress == null) {
+            try {
+                progress = new ProgressEngine(device.name());
+            } catch (java.io.IOException e) {
+                throw new VerbsException("progress thread", Errno.EIO, device.name() + ": no selector: " + e);
+            }
+        }
+        return progress;
+    }
+
     @Override
     protected void destroy() {
         asyncListener = null;
         synchronized (this) {
             if (eventThread != null) {
                 eventThread.shutdown();
+            }
+            if (progress != null) {
+                progress.stop();
+                progress = null;
             }
         }
     }
