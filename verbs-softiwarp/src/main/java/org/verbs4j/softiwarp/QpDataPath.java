@@ -75,8 +75,9 @@ final class QpDataPath implements FpduSink {
     static final int DDP_CATASTROPHIC = 0;
     static final int DDP_TAGGED = 1;
     static final int DDP_UNTAGGED = 2;
+    /** Also what siw sends for a Send longer than the receive (RFC 5041's 0x05 "too long" is not used by siw). */
     static final int DDP_UT_NO_BUFFER = 0x02;
-    static final int DDP_UT_TOO_LONG = 0x05;
+    static final int RDMAP_CANNOT_INVALIDATE = 0x09;
 
     private static final int WC_SEND = WcOpcode.SEND.value();
     private static final int WC_WRITE = WcOpcode.RDMA_WRITE.value();
@@ -152,6 +153,8 @@ final class QpDataPath implements FpduSink {
     private int termLayer = -1;
     private int termType;
     private int termCode;
+    /** The async event siw raises for that error, or null. */
+    private AsyncEventType termEvent;
     private final ByteBuffer termHeader = ByteBuffer.allocateDirect(64);
     /** A Terminate the peer sent: its layer, type and code; -1 when none. */
     private int peerTermLayer = -1;
@@ -159,6 +162,8 @@ final class QpDataPath implements FpduSink {
     private int peerTermCode;
     /** An error found by the transmit side, handled after the token is given back. */
     private String txFailure;
+    /** The async event for {@link #txFailure}, or null. */
+    private AsyncEventType txEvent;
 
     QpDataPath(SoftQueuePair qp, MpaConnection connection, Runnable onEnd, long timeoutMillis) {
         this.qp = qp;
@@ -251,6 +256,7 @@ final class QpDataPath implements FpduSink {
                 transmit();
             } catch (IOException | RuntimeException e) {
                 txFailure = "transmit failed: " + e;
+                txEvent = AsyncEventType.QP_FATAL;
             } finally {
                 sq.endConsume();
             }
@@ -345,7 +351,7 @@ final class QpDataPath implements FpduSink {
         long wrId = RawMemory.getLong(slot + WR_ID);
         if (opcode == Opcode.LOCAL_INV.value()) {
             int stag = RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET);
-            int status = invalidate(stag) ? OK : WcStatus.LOC_PROT_ERR.value();
+            int status = invalidation(stag) == 0 ? OK : WcStatus.LOC_PROT_ERR.value();
             if (status != OK || (flags & SendFlags.SIGNALED) != 0) {
                 sendCq.complete(wrId, status, WC_LOCAL_INV, 0, 0, qpNumber, 0, false);
             }
@@ -404,7 +410,7 @@ final class QpDataPath implements FpduSink {
                             qpNumber, 0, false);
                     sq.pop();
                     txFailure = "local protection error: " + e.getMessage();
-                    termLayer = -1;
+                    txEvent = AsyncEventType.QP_FATAL; // as siw for a failed send WQE
                     return false;
                 }
             }
@@ -448,6 +454,7 @@ final class QpDataPath implements FpduSink {
                 termLayer = LAYER_RDMAP;
                 termType = RDMAP_REMOTE_PROTECTION;
                 termCode = e.error().rdmapCode();
+                termEvent = AsyncEventType.QP_REQ_ERR;
                 termHeader.clear().limit(0);
                 txFailure = "Read Request refused: " + e.getMessage();
                 return false;
@@ -511,19 +518,26 @@ final class QpDataPath implements FpduSink {
         }
     }
 
-    /** Invalidates a region of this QP's PD by its STag; false when there is none. */
-    private boolean invalidate(int stag) {
+    /**
+     * Invalidates a region of this QP's PD by its STag.
+     *
+     * @return 0 when done, 1 when no region has the STag, 2 when it is another PD's
+     */
+    private int invalidation(int stag) {
         try {
             SoftMemoryRegion mr = stags.resolve(stag, 0, 0, 0, pd);
             mr.leave();
         } catch (TaggedAccessException e) {
+            if (e.error() == TaggedAccessError.STAG_NOT_ASSOCIATED) {
+                return 2;
+            }
             if (e.error() != TaggedAccessError.BASE_BOUNDS) {
-                return false;
+                return 1;
             }
             // a region registered at an address: offset 0 is outside it, but the STag and PD matched
         }
         stags.remove(stag);
-        return true;
+        return 0;
     }
 
     // =====================================================================================================
@@ -547,6 +561,7 @@ final class QpDataPath implements FpduSink {
             r = -1;
             why = "refused the peer's bytes: " + e.getMessage();
             termLayer = -2; // sent already by the connection
+            txEvent = AsyncEventType.QP_FATAL;
         } catch (IOException | RuntimeException e) {
             r = -1;
             why = "the connection failed: " + e;
@@ -579,7 +594,7 @@ final class QpDataPath implements FpduSink {
         boolean response = opcode == OP_READ_RESPONSE;
         long orq = orqHead.get();
         if (response && (orq == orqTail.get() || orqSinkStag[(int) (orq % orqWrId.length)] != stag)) {
-            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 16);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 16, AsyncEventType.QP_FATAL);
             return;
         }
         if (length > 0) {
@@ -589,7 +604,7 @@ final class QpDataPath implements FpduSink {
                         pd);
             } catch (TaggedAccessException e) {
                 LOG.debug("{}: {} refused: {}", qp, response ? "Read Response" : "Write", e.getMessage());
-                error(LAYER_DDP, DDP_TAGGED, e.error().ddpCode(), payload, 16);
+                error(LAYER_DDP, DDP_TAGGED, e.error().ddpCode(), payload, 16, AsyncEventType.QP_ACCESS_ERR);
                 return;
             }
             try {
@@ -614,37 +629,46 @@ final class QpDataPath implements FpduSink {
             return;
         }
         if (opcode < OP_SEND || opcode > OP_SEND_SE_INVALIDATE) {
-            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 20);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 20, AsyncEventType.QP_FATAL);
             return;
         }
         int length = payload.remaining();
         if (messageOffset == 0 && !takeReceive()) {
             LOG.debug("{}: a Send found no receive posted", qp);
-            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20);
+            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20, null);
             return;
         }
         long wrId = RawMemory.getLong(currentReceive + WR_ID);
         if ((long) messageOffset + length > receiveCapacity) {
             receiveActive = false;
             recvCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
-            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_TOO_LONG, payload, 20);
+            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20, AsyncEventType.QP_FATAL);
             return;
         }
         if (length > 0 && !place(messageOffset, payload, length)) {
             receiveActive = false;
             recvCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
-            error(LAYER_DDP, DDP_CATASTROPHIC, 0, payload, 20);
+            error(LAYER_DDP, DDP_CATASTROPHIC, 0, payload, 20, AsyncEventType.QP_ACCESS_ERR);
             return;
         }
         if (last) {
             receiveActive = false;
             int flags = 0;
             int inv = 0;
-            if ((opcode == OP_SEND_INVALIDATE || opcode == OP_SEND_SE_INVALIDATE) && invalidate(invalidateStag)) {
-                flags = WcFlags.WITH_INV;
-                inv = invalidateStag;
+            int status = OK;
+            if (opcode == OP_SEND_INVALIDATE || opcode == OP_SEND_SE_INVALIDATE) {
+                int why = invalidation(invalidateStag);
+                if (why == 0) {
+                    flags = WcFlags.WITH_INV;
+                    inv = invalidateStag;
+                } else {
+                    // as siw: the receive fails, the peer gets "cannot invalidate" (protection: another PD's)
+                    status = WcStatus.REM_INV_REQ_ERR.value();
+                    error(LAYER_RDMAP, why == 2 ? RDMAP_REMOTE_PROTECTION : RDMAP_REMOTE_OPERATION,
+                            RDMAP_CANNOT_INVALIDATE, payload, 20, null);
+                }
             }
-            recvCq.complete(wrId, OK, WC_RECV, messageOffset + length, inv, qpNumber, flags,
+            recvCq.complete(wrId, status, WC_RECV, messageOffset + length, inv, qpNumber, flags,
                     opcode == OP_SEND_SE || opcode == OP_SEND_SE_INVALIDATE);
         }
     }
@@ -722,7 +746,7 @@ final class QpDataPath implements FpduSink {
         long t = irqTail.get();
         if (t - irqHead.get() >= Math.max(ird, 0) || ird == 0) {
             LOG.debug("{}: Read Request beyond IRD {}", qp, ird);
-            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_CATASTROPHIC_STREAM, null, 0);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_CATASTROPHIC_STREAM, null, 0, null);
             return;
         }
         if (length > 0) {
@@ -730,7 +754,8 @@ final class QpDataPath implements FpduSink {
                 stags.resolve(sourceStag, sourceOffset, length, Access.REMOTE_READ, pd).leave();
             } catch (TaggedAccessException e) {
                 LOG.debug("{}: Read Request refused: {}", qp, e.getMessage());
-                error(LAYER_RDMAP, RDMAP_REMOTE_PROTECTION, e.error().rdmapCode(), null, 0);
+                error(LAYER_RDMAP, RDMAP_REMOTE_PROTECTION, e.error().rdmapCode(), null, 0,
+                        AsyncEventType.QP_REQ_ERR);
                 return;
             }
         }
@@ -751,10 +776,11 @@ final class QpDataPath implements FpduSink {
     }
 
     /** Records an error to report to the peer once the receive side is given back. */
-    private void error(int layer, int type, int code, ByteBuffer payload, int header) {
+    private void error(int layer, int type, int code, ByteBuffer payload, int header, AsyncEventType event) {
         termLayer = layer;
         termType = type;
         termCode = code;
+        termEvent = event;
         termHeader.clear();
         if (payload != null) {
             int from = payload.position() - header - 2;
@@ -778,24 +804,29 @@ final class QpDataPath implements FpduSink {
             LOG.debug("{}: Terminate to the peer: layer {}, type {}, code 0x{}", qp, layer, termType,
                     Integer.toHexString(termCode));
             connection.terminate(layer, termType, termCode, termHeader);
-            end(true, "sent a Terminate (layer " + layer + ", type " + termType + ", code 0x"
+            end(termEvent, "sent a Terminate (layer " + layer + ", type " + termType + ", code 0x"
                     + Integer.toHexString(termCode) + ")");
         } else {
             String why = txFailure;
-            end(layer == -2 || peerTermLayer >= 0, why == null ? "error" : why);
+            end(txEvent, why == null ? "error" : why);
         }
     }
 
     /** The time-out of a stalled transmit (for the progress thread). */
     void endStalled() {
-        end(false, "the peer read nothing for " + timeoutNanos / 1_000_000L + " ms");
+        end(null, "the peer read nothing for " + timeoutNanos / 1_000_000L + " ms");
     }
 
     /**
-     * Ends the connection once: closes it, moves the QP to ERR (which flushes its work), raises QP_FATAL after a
-     * Terminate, runs the connection manager's {@code onEnd}.
+     * Ends the connection once: closes it, moves the QP to ERR (which flushes its work), raises the async event
+     * siw raises for the cause (QP_FATAL for a local failure or a malformed stream, QP_ACCESS_ERR for a refused
+     * placement, QP_REQ_ERR for a refused Read Request; none for a close or a Terminate received), runs the
+     * connection manager's {@code onEnd}.
+     *
+     * @param event the async event to raise, or null
+     * @param why   for the log
      */
-    void end(boolean fatal, String why) {
+    void end(AsyncEventType event, String why) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
@@ -806,8 +837,8 @@ final class QpDataPath implements FpduSink {
             e.wakeup();
         }
         qp.failFromDataPath();
-        if (fatal) {
-            qp.softContext().raise(new AsyncEvent(AsyncEventType.QP_FATAL, qp, 0));
+        if (event != null) {
+            qp.softContext().raise(new AsyncEvent(event, qp, 0));
         }
         sendCq.detach(this);
         recvCq.detach(this);

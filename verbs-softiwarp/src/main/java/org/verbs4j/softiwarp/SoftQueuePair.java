@@ -360,7 +360,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     void disconnect() {
         QpDataPath d = dataPath;
         if (d != null) {
-            d.end(false, "disconnected locally");
+            d.end(null, "disconnected locally");
         } else if (!isClosed() && attributes.state() != QpState.RESET) {
             attributes.fail();
         }
@@ -375,7 +375,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     void enteredError() {
         QpDataPath d = dataPath;
         if (d != null) {
-            d.end(false, "the QP moved to ERR");
+            d.end(null, "the QP moved to ERR");
         }
     }
 
@@ -465,7 +465,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         QpDataPath d = dataPath;
         if (d != null) {
             d.closing = true;
-            d.end(false, "the QP is destroyed");
+            d.end(null, "the QP is destroyed");
         }
     }
 

@@ -75,9 +75,15 @@ class DataPathErrorTest {
         assertEquals(1, s.endRuns.get(), "onEnd ran once");
     }
 
-    private static void assertFatal(BlockingQueue<AsyncEvent> events) throws InterruptedException {
+    private static void assertEvent(BlockingQueue<AsyncEvent> events, AsyncEventType type)
+            throws InterruptedException {
         AsyncEvent e = events.poll(5, TimeUnit.SECONDS);
-        assertTrue(e != null && e.type() == AsyncEventType.QP_FATAL, "QP_FATAL, got " + e);
+        assertTrue(e != null && e.type() == type, type + ", got " + e);
+    }
+
+    /** As siw: a Terminate received moves the QP to ERR with no async event. */
+    private static void assertNoEvent(BlockingQueue<AsyncEvent> events) throws InterruptedException {
+        assertEquals(null, events.poll(100, TimeUnit.MILLISECONDS));
     }
 
     /** A Write the target refuses: nothing lands, both QPs end in ERR with QP_FATAL, later work is flushed. */
@@ -93,8 +99,8 @@ class DataPathErrorTest {
         assertEquals(WcStatus.SUCCESS, wc.status(0), "a Write completes once sent, as in siw");
         assertEnded(p.b);
         assertEnded(p.a);
-        assertFatal(eventsB);
-        assertFatal(eventsA);
+        assertEvent(eventsB, AsyncEventType.QP_ACCESS_ERR);
+        assertNoEvent(eventsA);
         assertZero(target);
         sends.at(0).clear().wrId(2).opcode(Opcode.SEND).sge(src, 0, 1);
         p.a.qp.postSend(sends);
@@ -156,6 +162,7 @@ class DataPathErrorTest {
         assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(1));
         assertEnded(p.a);
         assertEnded(p.b);
+        assertEvent(eventsB, AsyncEventType.QP_REQ_ERR);
         assertZero(sink);
     }
 
@@ -182,8 +189,8 @@ class DataPathErrorTest {
         p.a.qp.postSend(sends);
         assertEnded(p.b);
         assertEnded(p.a);
-        assertFatal(eventsB);
-        assertFatal(eventsA);
+        assertNoEvent(eventsB); // siw raises none for a Send without a receive
+        assertNoEvent(eventsA);
     }
 
     @Test
@@ -204,6 +211,7 @@ class DataPathErrorTest {
         assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(1));
         assertEnded(p.b);
         assertEnded(p.a);
+        assertEvent(eventsB, AsyncEventType.QP_FATAL);
     }
 
     @Test

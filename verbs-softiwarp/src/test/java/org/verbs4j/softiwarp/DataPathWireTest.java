@@ -176,6 +176,18 @@ class DataPathWireTest {
     }
 
     @Test
+    void aSendWithInvalidateOfAnUnknownStagFailsTheReceive() throws Exception {
+        connect(MpaSettings.siwDefaults());
+        MemoryRegion m = mr(64, Access.LOCAL_WRITE);
+        recvs.count(1).at(0).clear().wrId(5).sge(m, 0, 64);
+        qpSide.qp.postReceive(recvs);
+        peer.send(4, 0x7777700, ByteBuffer.allocate(4));
+        qpSide.await(wc, 1);
+        assertEquals(WcStatus.REM_INV_REQ_ERR, wc.status(0));
+        assertEquals("terminate 0/2/9;", pollPeerUntil("terminate").log.toString(), "RDMAP, operation, cannot invalidate");
+    }
+
+    @Test
     void aPeerThatStopsReadingNeverBlocksAPostAndEndsTheQpAfterTheTimeout() throws Exception {
         connect(MpaSettings.siwDefaults().withTimeoutMillis(400));
         MemoryRegion m = mr(1 << 20, Access.LOCAL_WRITE);
