@@ -137,6 +137,7 @@ final class QpAttributesState {
     private void enter(QpState current, QpState next, boolean notifyDrained) {
         state = next;
         if (next == QpState.RESET && current != QpState.RESET) {
+            qp.resetConnection();
             qp.clearQueues();
             accessFlags = 0;
             ord = 0;

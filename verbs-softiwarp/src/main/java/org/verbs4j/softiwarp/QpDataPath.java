@@ -260,7 +260,7 @@ final class QpDataPath implements FpduSink {
             } finally {
                 sq.endConsume();
             }
-            if (txFailure != null || termLayer >= 0) {
+            if (txFailure != null) { // this thread's own failure (the receive side handles its own)
                 afterTokens();
                 return;
             }
@@ -827,6 +827,18 @@ final class QpDataPath implements FpduSink {
      * @param why   for the log
      */
     void end(AsyncEventType event, String why) {
+        end(event, why, true);
+    }
+
+    /**
+     * Ends the connection for a move to RESET: as {@link #end}, but the QP's queues are left to the reset, which
+     * forgets them without completions.
+     */
+    void endForReset() {
+        end(null, "the QP was reset", false);
+    }
+
+    private void end(AsyncEventType event, String why, boolean toError) {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
@@ -836,7 +848,19 @@ final class QpDataPath implements FpduSink {
         if (e != null) {
             e.wakeup();
         }
-        qp.failFromDataPath();
+        if (toError) {
+            qp.failFromDataPath();
+        } else {
+            while (!sq.tryConsume()) {
+                Thread.onSpinWait();
+            }
+            try {
+                releaseSges(); // the regions of a message half sent
+                txKind = TX_NONE;
+            } finally {
+                sq.endConsume();
+            }
+        }
         if (event != null) {
             qp.softContext().raise(new AsyncEvent(event, qp, 0));
         }

@@ -319,7 +319,9 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
      * RTR, else {@link VerbsException} (EINVAL). The QP owns the connection from now on and closes it when the QP
      * goes to ERR or is destroyed. {@code onEnd} runs exactly once, on whichever thread sees the stream end (peer
      * closed TCP, a Terminate sent or received, {@link #disconnect()}, QP destroyed), after the QP moved to ERR and
-     * its outstanding work was flushed.
+     * its outstanding work was flushed. That thread may be inside a call on this QP or its CQ (a post, a poll, a
+     * modify, a close): {@code onEnd} must not destroy the QP synchronously (hand that to another thread), and
+     * should return quickly.
      *
      * @param connection the MPA stream, negotiated (its IRD and ORD bound the RDMA Reads each way)
      * @param onEnd      what the connection manager does when the stream ends; may be null
@@ -371,7 +373,15 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         attributes.fail();
     }
 
-    /** Called by the state machine after entering ERR (a modify, or the data path): the connection ends. */
+    /** Called by the state machine on a move to RESET: the connection, if any, ends without flushing. */
+    void resetConnection() {
+        QpDataPath d = dataPath;
+        if (d != null) {
+            d.endForReset();
+        }
+    }
+
+        /** Called by the state machine after entering ERR (a modify, or the data path): the connection ends. */
     void enteredError() {
         QpDataPath d = dataPath;
         if (d != null) {

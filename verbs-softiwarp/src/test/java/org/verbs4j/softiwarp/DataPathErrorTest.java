@@ -237,6 +237,41 @@ class DataPathErrorTest {
     }
 
     @Test
+    void aModifyToErrEndsTheConnectionAndAResetForgetsTheWork() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion dst = mr(p.a, 64, Access.LOCAL_WRITE);
+        recvs.count(1).at(0).clear().wrId(1).sge(dst, 0, 16);
+        p.a.qp.postReceive(recvs);
+        MemoryRegion dstB = mr(p.b, 16, Access.LOCAL_WRITE);
+        recvs.at(0).clear().wrId(2).sge(dstB, 0, 16);
+        p.b.qp.postReceive(recvs);
+        p.a.qp.modify(new org.verbs4j.api.QpAttributes().state(QpState.ERR));
+        assertEnded(p.a);
+        p.a.await(wc, 1);
+        assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(0));
+        assertTrue(p.b.ended.await(5, TimeUnit.SECONDS), "the peer sees the close");
+        p.b.await(wc, 1);
+        assertEquals(2, wc.wrId(0));
+        assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(0));
+        p.a.qp.modify(new org.verbs4j.api.QpAttributes().state(QpState.RESET));
+        p.a.qp.modify(new org.verbs4j.api.QpAttributes().state(QpState.INIT));
+        assertEquals(1, p.a.endRuns.get());
+    }
+
+    @Test
+    void aResetOfAConnectedQpClosesTheConnectionWithoutCompletions() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion dst = mr(p.a, 64, Access.LOCAL_WRITE);
+        recvs.count(1).at(0).clear().wrId(1).sge(dst, 0, 16);
+        p.a.qp.postReceive(recvs);
+        p.a.qp.modify(new org.verbs4j.api.QpAttributes().state(QpState.RESET));
+        assertTrue(p.a.ended.await(5, TimeUnit.SECONDS));
+        assertEquals(QpState.RESET, p.a.qp.state());
+        assertEquals(0, p.a.cq.poll(wc));
+        assertTrue(p.b.ended.await(5, TimeUnit.SECONDS), "the peer sees the close");
+    }
+
+    @Test
     void establishIsRefusedOutsideInitAndRtr() throws Exception {
         ConnectedPair p = pair();
         assertEquals(QpState.RTS, p.a.qp.state());
