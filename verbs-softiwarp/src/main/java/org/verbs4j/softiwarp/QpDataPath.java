@@ -87,6 +87,9 @@ final class QpDataPath implements FpduSink {
     private static final int OK = WcStatus.SUCCESS.value();
     private static final int FLUSH = WcStatus.WR_FLUSH_ERR.value();
 
+    /** The longest message this data path sends: 2 GiB - 1 (DDP allows 4 GiB - 1; lengths here are ints). */
+    private static final long MAX_MESSAGE = Integer.MAX_VALUE;
+
     private static final int TX_NONE = 0;
     private static final int TX_WQE = 1;
     private static final int TX_READ_REQUEST = 2;
@@ -419,6 +422,13 @@ final class QpDataPath implements FpduSink {
             sgeRegion[sgeCount] = mr;
             sgeCount++;
             total += len;
+        }
+        if (total > MAX_MESSAGE) {
+            releaseSges();
+            sendCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0, qpNumber,
+                    0, false);
+            sq.pop();
+            return true;
         }
         txLength = (int) total;
         boolean started;

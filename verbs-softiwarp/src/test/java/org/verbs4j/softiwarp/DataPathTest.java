@@ -277,4 +277,48 @@ class DataPathTest {
         assertThrows(TaggedAccessException.class, () -> pd.softContext().softDevice().stags()
                 .resolve(exposed.rkey(), exposed.address(), 1, Access.REMOTE_WRITE, pd));
     }
+
+    @Test
+    void bothSidesWritingAndReadingAtOnceNeverDeadlock() throws Exception {
+        ConnectedPair p = pair();
+        int size = 1 << 19;
+        MemoryRegion la = mr(p.a, 2 * size, ConnectedPair.ALL);
+        MemoryRegion lb = mr(p.b, 2 * size, ConnectedPair.ALL);
+        fill(la, 21);
+        fill(lb, 22);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < 2; t++) {
+            ConnectedPair.Side me = t == 0 ? p.a : p.b;
+            MemoryRegion mine = t == 0 ? la : lb;
+            MemoryRegion theirs = t == 0 ? lb : la;
+            threads[t] = new Thread(() -> {
+                try (SendRequests s = SendRequests.allocate(2, 1); WorkCompletions w = WorkCompletions.allocate(4)) {
+                    for (int i = 0; i < 8; i++) {
+                        // write my first half into their second half, read their first half into my second half
+                        s.count(2);
+                        s.at(0).clear().wrId(2 * i).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                                .sge(mine, 0, size).rdma(theirs.address() + size, theirs.rkey());
+                        s.at(1).clear().wrId(2 * i + 1).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                                .sge(mine, size, size).rdma(theirs.address(), theirs.rkey());
+                        me.qp.postSend(s);
+                        me.await(w, 2);
+                        if (!w.ok(0) || !w.ok(1)) {
+                            throw new AssertionError(w.status(0) + " " + w.status(1));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join(20_000);
+            assertTrue(!t.isAlive(), "finished");
+        }
+        assertNull(failure.get());
+        assertFilled(lb, size, size, 21, 0);
+        assertFilled(la, size, size, 22, 0);
+    }
 }
