@@ -152,8 +152,13 @@ final class QpAttributesState {
         }
     }
 
-    /** Moves the QP to RTS when the connection manager binds a connection (from INIT or RTR, checked by the QP). */
-    synchronized void connected() {
+    /**
+     * Moves the QP to RTS when the connection manager binds a connection (from INIT or RTR, checked by the QP); a
+     * query then reports the ORD and IRD MPA negotiated.
+     */
+    synchronized void connected(int negotiatedOrd, int negotiatedIrd) {
+        ord = negotiatedOrd;
+        ird = negotiatedIrd;
         state = QpState.RTS;
     }
 

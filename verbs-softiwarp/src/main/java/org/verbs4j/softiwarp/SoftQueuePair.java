@@ -37,8 +37,9 @@ import org.verbs4j.softiwarp.wire.MpaConnection;
  * ({@link QpAttributesState}), and the posting checks. A post copies the chain into the queue (the caller may
  * reuse its requests at once), after refusing up front a chain longer than the queue, a request with more SGEs
  * than the QP takes, and a post in a state that takes none; in ERR (and, for sends, SQE) what is posted is
- * flushed to the CQ at once with {@code WR_FLUSH_ERR}, as siw does for a drain. Moving bytes is the data path's
- * job: it consumes the queues ({@link #sendQueue()}, {@link #receiveQueue()}) once the QP is connected.
+ * flushed to the CQ at once with {@code WR_FLUSH_ERR}, as siw does for a drain. Moving bytes is the
+ * {@link QpDataPath}'s job: the connection manager binds an MPA stream with {@link #establish}, and from then on
+ * a post transmits what it can at once (never waiting), CQ polls and the context's progress thread receive.
  */
 final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.QueuePair {
     /** Where a send slot's own SGEs begin: after the copied {@code ibv_send_wr}. */
@@ -345,7 +346,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
                     old.free();
                 }
                 dataPath = d;
-                attributes.connected();
+                attributes.connected(connection.ord(), connection.ird());
             }
             sendCq.attach(d);
             if (recvCq != sendCq) {
@@ -392,6 +393,12 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     /** For tests: the data path, or null. */
     QpDataPath dataPath() {
         return dataPath;
+    }
+
+    /** {@return the bound MPA stream, or null before {@link #establish}} */
+    MpaConnection connection() {
+        QpDataPath d = dataPath;
+        return d == null ? null : d.connection();
     }
 
     /** Forgets the queued requests without completions (a move to RESET). */

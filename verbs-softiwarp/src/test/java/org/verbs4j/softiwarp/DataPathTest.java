@@ -321,4 +321,31 @@ class DataPathTest {
         assertFilled(lb, size, size, 21, 0);
         assertFilled(la, size, size, 22, 0);
     }
+
+    @Test
+    void withCrcTheBytesArriveTooAndAQueryTellsTheNegotiatedOrdAndIrd() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS.withCrcRequired(true).withIrdOrd(3, 2));
+        ConnectedPair p = pair;
+        assertTrue(p.a.qp.connection().crcEnabled());
+        org.verbs4j.api.QpAttributes q = p.a.qp.query(org.verbs4j.api.QpAttrMask.ALL);
+        assertEquals(p.a.qp.connection().ord(), q.maxRdAtomic(), "ORD");
+        assertEquals(p.a.qp.connection().ird(), q.maxDestRdAtomic(), "IRD");
+        assertEquals(p.b.qp.connection().ird(), q.maxRdAtomic(), "A's ORD is B's IRD");
+        MemoryRegion src = mr(p.a, 70_000, ConnectedPair.ALL);
+        MemoryRegion dst = mr(p.b, 70_000, ConnectedPair.ALL);
+        fill(src, 9);
+        postRecv(p.b, dst, 0, 70_000, 1);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).sge(src, 0, 70_000);
+        p.a.qp.postSend(sends);
+        p.b.await(wc, 1);
+        assertEquals(70_000, wc.byteLength(0));
+        assertFilled(dst, 0, 70_000, 9, 0);
+        RawMemory.zero(src.address(), 70_000);
+        sends.at(0).clear().wrId(2).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(src, 0, 70_000)
+                .rdma(dst.address(), dst.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        assertEquals(WcStatus.SUCCESS, wc.status(0));
+        assertFilled(src, 0, 70_000, 9, 0);
+    }
 }
