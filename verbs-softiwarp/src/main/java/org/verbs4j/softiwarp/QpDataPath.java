@@ -813,7 +813,7 @@ final class QpDataPath implements FpduSink {
         if (layer >= 0) {
             LOG.debug("{}: Terminate to the peer: layer {}, type {}, code 0x{}", qp, layer, termType,
                     Integer.toHexString(termCode));
-            connection.terminate(layer, termType, termCode, termHeader);
+            connection.terminate(layer, termType, termCode, termHeader); // never waits behind a half-sent message
             end(termEvent, "sent a Terminate (layer " + layer + ", type " + termType + ", code 0x"
                     + Integer.toHexString(termCode) + ")");
         } else {

@@ -348,4 +348,21 @@ class DataPathTest {
         assertEquals(WcStatus.SUCCESS, wc.status(0));
         assertFilled(src, 0, 70_000, 9, 0);
     }
+
+    @Test
+    void aSignalAllQpCompletesEveryRequest() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, false, false, true);
+        ConnectedPair p = pair;
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 64, ConnectedPair.ALL);
+        sends.count(2);
+        sends.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).sge(src, 0, 8).rdma(dst.address(), dst.rkey());
+        sends.at(1).clear().wrId(2).opcode(Opcode.RDMA_READ).sge(src, 8, 8).rdma(dst.address(), dst.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 2);
+        assertEquals(1, wc.wrId(0));
+        assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
+        assertEquals(2, wc.wrId(1));
+        assertEquals(WcOpcode.RDMA_READ, wc.opcode(1));
+    }
 }

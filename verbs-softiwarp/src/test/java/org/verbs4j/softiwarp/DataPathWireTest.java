@@ -213,4 +213,17 @@ class DataPathWireTest {
         }
         assertTrue(flushed > 0, "the Writes not sent are flushed");
     }
+
+    @Test
+    void aReadRequestBeyondTheIrdEndsTheQp() throws Exception {
+        connect(MpaSettings.siwDefaults().withTimeoutMillis(10_000)); // IRD 1; no stall time-out here
+        assertEquals(1, qpSide.qp.connection().ird());
+        MemoryRegion m = mr(8 << 20, ConnectedPair.ALL);
+        // the peer reads nothing: the first response (8 MiB) stays half sent, holding the one IRD slot
+        peer.readRequest(0x1234, 0, 8 << 20, m.rkey(), m.address());
+        Thread.sleep(100);
+        peer.readRequest(0x1234, 0, 16, m.rkey(), m.address());
+        assertTrue(ended.await(3, TimeUnit.SECONDS), "the QP ended at once, not after the stall time-out");
+        assertEquals(QpState.ERR, qpSide.qp.state());
+    }
 }

@@ -535,8 +535,9 @@ public final class MpaConnection implements Closeable {
 
     /**
      * Sends a Terminate (RFC 5040 section 4.8) for an error the data path found (an access refused, no receive
-     * posted), after the message being transmitted, if any, is all out; then closes the connection. Safe while
-     * another thread transmits: the Terminate waits, bounded by the time-out, for the transmit side.
+     * posted), after the message being transmitted, if any; then closes the connection. Safe while another thread
+     * transmits: the Terminate waits for the transmit side's owner flag (held only for non-blocking steps). When a
+     * message is half out and the socket takes no more of it now, no Terminate is sent: the peer sees the close.
      *
      * @param layer     0 RDMAP, 1 DDP, 2 LLP
      * @param errorType the error type within the layer
@@ -561,7 +562,13 @@ public final class MpaConnection implements Closeable {
             Thread.yield();
         }
         try {
-            drain();
+            if (!pumpOwned()) {
+                // a message is half out and the socket takes no more now: waiting for this peer could hold up the
+                // thread (a data path's progress thread serves other connections too); it sees the close instead
+                LOG.debug("Terminate (layer {}, type {}, code {}) not sent: a message is half out", layer, errorType,
+                        errorCode);
+                return;
+            }
             byte[] headers = new byte[copy];
             for (int i = 0; i < copy; i++) {
                 headers[i] = offending.get(at + i);
