@@ -365,4 +365,64 @@ class DataPathTest {
         assertEquals(2, wc.wrId(1));
         assertEquals(WcOpcode.RDMA_READ, wc.opcode(1));
     }
+
+    @Test
+    void sendsPostedByFourThreadsAtOnceArriveEachInItsOrder() throws Exception {
+        int perThread = 500;
+        int threads = 4;
+        pair = new ConnectedPair(threads * perThread, SETTINGS);
+        ConnectedPair p = pair;
+        MemoryRegion dst = mr(p.b, threads * perThread * 8, Access.LOCAL_WRITE);
+        for (int i = 0; i < threads * perThread; i++) {
+            postRecv(p.b, dst, i * 8L, 8, i);
+        }
+        MemoryRegion src = mr(p.a, threads * 8, Access.LOCAL_WRITE);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread[] posters = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            int me = t;
+            posters[t] = new Thread(() -> {
+                try (SendRequests s = SendRequests.allocate(1, 1)) {
+                    for (int i = 0; i < perThread; i++) {
+                        s.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).flags(SendFlags.INLINE)
+                                .sge(src, me * 8L, 8);
+                        RawMemory.putInt(src.address() + me * 8L, me);
+                        RawMemory.putInt(src.address() + me * 8L + 4, i); // inline: taken at the post
+                        while (true) {
+                            try {
+                                p.a.qp.postSend(s);
+                                break;
+                            } catch (org.verbs4j.api.PostException full) {
+                                Thread.onSpinWait();
+                            }
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            posters[t].start();
+        }
+        int[] next = new int[threads];
+        try (WorkCompletions w = WorkCompletions.allocate(64)) {
+            int got = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (got < threads * perThread && System.nanoTime() < deadline) {
+                int n = p.b.cq.poll(w);
+                for (int j = 0; j < n; j++) {
+                    assertEquals(WcStatus.SUCCESS, w.status(j));
+                    assertEquals(got + j, w.wrId(j), "receives complete in order");
+                    long at = dst.address() + w.wrId(j) * 8;
+                    int thread = RawMemory.getInt(at);
+                    assertEquals(next[thread]++, RawMemory.getInt(at + 4), "thread " + thread + "'s order");
+                }
+                got += n;
+            }
+            assertEquals(threads * perThread, got);
+        }
+        for (Thread t : posters) {
+            t.join(5000);
+        }
+        assertNull(failure.get());
+    }
 }
