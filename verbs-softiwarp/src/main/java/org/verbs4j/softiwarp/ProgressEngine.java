@@ -89,8 +89,12 @@ final class ProgressEngine implements Runnable {
                     if (k.interestOps() != ops) {
                         k.interestOps(ops);
                     }
-                    if (p.stalledTooLong(now)) {
-                        p.endStalled();
+                    if (p.stalledTooLong(now) && !p.closing && p.enterQp()) {
+                        try {
+                            p.endStalled();
+                        } finally {
+                            p.leaveQp();
+                        }
                     }
                 }
                 selector.select(SELECT_MILLIS);

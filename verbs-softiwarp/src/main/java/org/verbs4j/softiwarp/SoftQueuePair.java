@@ -361,11 +361,20 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     /** The local rdma_disconnect: QP to ERR, outstanding work flushed with WR_FLUSH_ERR, connection closed,
      * {@code onEnd} runs. Idempotent, callable from any thread. */
     void disconnect() {
-        QpDataPath d = dataPath;
-        if (d != null) {
-            d.end(null, "disconnected locally");
-        } else if (!isClosed() && attributes.state() != QpState.RESET) {
-            attributes.fail();
+        try {
+            enter(); // the flush touches the queues: a destroy must wait for it
+        } catch (IllegalStateException closed) {
+            return; // destroyed, or being destroyed, which ends the connection itself
+        }
+        try {
+            QpDataPath d = dataPath;
+            if (d != null) {
+                d.end(null, "disconnected locally");
+            } else if (attributes.state() != QpState.RESET) {
+                attributes.fail();
+            }
+        } finally {
+            leave();
         }
     }
 

@@ -345,4 +345,42 @@ class DataPathErrorTest {
         writer.join(5000);
         assertEquals(QpState.ERR, p.a.qp.state());
     }
+
+    @Test
+    void disconnectRacingCloseRunsOnEndOnceAndNeverTouchesFreedQueues() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            ConnectedPair p = new ConnectedPair(16, DataPathTest.SETTINGS);
+            try {
+                MemoryRegion dst = p.a.memory(64, Access.LOCAL_WRITE);
+                try (ReceiveRequests r = ReceiveRequests.allocate(4, 1)) {
+                    r.count(4);
+                    for (int i = 0; i < 4; i++) {
+                        r.at(i).clear().wrId(i).sge(dst, i * 16, 16);
+                    }
+                    p.a.qp.postReceive(r);
+                }
+                java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                Thread disconnector = new Thread(() -> {
+                    try {
+                        go.await();
+                        p.a.qp.disconnect();
+                        p.b.qp.disconnect();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                disconnector.start();
+                go.countDown();
+                p.a.qp.close();
+                disconnector.join(5000);
+                assertTrue(p.a.ended.await(5, TimeUnit.SECONDS));
+                assertTrue(p.b.ended.await(5, TimeUnit.SECONDS));
+                assertEquals(1, p.a.endRuns.get());
+                assertEquals(1, p.b.endRuns.get());
+                dst.close();
+            } finally {
+                p.close();
+            }
+        }
+    }
 }
