@@ -273,6 +273,8 @@ class DataPathTest {
         p.b.await(wc, 1);
         assertEquals(WcStatus.SUCCESS, wc.status(0));
         assertEquals(WcFlags.WITH_INV, wc.flags(0) & WcFlags.WITH_INV);
+        // invalidated_rkey shares imm_data's place in host order (the API has no accessor of its own for it)
+        assertEquals(exposed.rkey(), Integer.reverseBytes(wc.immData(0)));
         SoftProtectionDomain pd = (SoftProtectionDomain) p.b.pd;
         assertThrows(TaggedAccessException.class, () -> pd.softContext().softDevice().stags()
                 .resolve(exposed.rkey(), exposed.address(), 1, Access.REMOTE_WRITE, pd));
