@@ -19,7 +19,10 @@ import org.verbs4j.api.spi.CloseGuard;
  * completing take no lock and allocate nothing. A resize swaps the ring while no poll or completion is inside
  * (the ring gate, a {@link CloseGuard} that they enter; they wait at it during the swap). An armed queue
  * fires once on its channel: at the next completion, or with solicited-only at the next solicited or failed
- * one. A completion that finds the queue full is lost, and the context's listener gets {@code CQ_ERR}.
+ * one. A completion that finds the queue full is lost, and the context's listener gets {@code CQ_ERR}. A poll
+ * first drives the receive side of the connected QPs that complete here ({@link QpDataPath#pollStep()}: one
+ * non-blocking read of each socket, skipped when another thread is receiving), so a busy-polling application
+ * gets its completions without waiting for the context's progress thread.
  */
 final class SoftCompletionQueue extends AbstractResource implements CompletionQueue {
     private static final int NOT_ARMED = 0;

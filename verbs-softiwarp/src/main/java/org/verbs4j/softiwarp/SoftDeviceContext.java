@@ -21,7 +21,10 @@ import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.VerbsException;
 import org.verbs4j.api.spi.AbstractResource;
 
-/** An open software iWARP device: its queries, and the factory of its PDs, CQs and completion channels. */
+/**
+ * An open software iWARP device: its queries, the factory of its PDs, CQs and completion channels, and the
+ * {@link ProgressEngine} thread of its connected QPs (started with the first, stopped when the context closes).
+ */
 final class SoftDeviceContext extends AbstractResource implements DeviceContext {
     private final SoftIwarpDevice device;
     private static final Logger LOG = LoggerFactory.getLogger(SoftDeviceContext.class);
