@@ -614,6 +614,11 @@ final class QpDataPath implements FpduSink {
                         pd);
             } catch (TaggedAccessException e) {
                 LOG.debug("{}: {} refused: {}", qp, response ? "Read Response" : "Write", e.getMessage());
+                if (response) { // our own sink: the Read fails locally, as in siw
+                    int i = (int) (orq % orqWrId.length);
+                    sendCq.complete(orqWrId[i], WcStatus.LOC_PROT_ERR.value(), WC_READ, 0, 0, qpNumber, 0, false);
+                    orqHead.set(orq + 1);
+                }
                 error(LAYER_DDP, DDP_TAGGED, e.error().ddpCode(), payload, 16, AsyncEventType.QP_ACCESS_ERR);
                 return;
             }

@@ -383,4 +383,20 @@ class DataPathErrorTest {
             }
         }
     }
+
+    @Test
+    void aReadIntoASinkWithoutLocalWriteFailsLocally() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion sink = mr(p.a, 64, Access.REMOTE_READ); // no LOCAL_WRITE
+        MemoryRegion source = mr(p.b, 64, ConnectedPair.ALL);
+        RawMemory.fill(source.address(), 64, (byte) 1);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.RDMA_READ).sge(sink, 0, 64)
+                .rdma(source.address(), source.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        assertEquals(WcStatus.LOC_PROT_ERR, wc.status(0));
+        assertEnded(p.a);
+        assertEvent(eventsA, AsyncEventType.QP_ACCESS_ERR);
+        assertZero(sink);
+    }
 }
