@@ -38,8 +38,16 @@ final class ConnectedPair implements AutoCloseable {
         final WorkCompletions one = WorkCompletions.allocate(1);
         final java.util.concurrent.atomic.AtomicInteger endRuns = new java.util.concurrent.atomic.AtomicInteger();
 
+        private final boolean ownsContext;
+
         Side(int depth, boolean withChannel, boolean withSrq, boolean signalAll) {
-            ctx = SoftIwarp.devices().get(0).open();
+            this(null, depth, withChannel, withSrq, signalAll);
+        }
+
+        /** A side in {@code shared} (both sides of a pair in one context), or in a context of its own when null. */
+        Side(DeviceContext shared, int depth, boolean withChannel, boolean withSrq, boolean signalAll) {
+            ownsContext = shared == null;
+            ctx = shared != null ? shared : SoftIwarp.devices().get(0).open();
             pd = ctx.allocProtectionDomain();
             channel = withChannel ? ctx.createCompletionChannel() : null;
             cq = ctx.createCompletionQueue(4 * depth, channel, 0);
@@ -82,7 +90,9 @@ final class ConnectedPair implements AutoCloseable {
                 channel.close();
             }
             pd.close();
-            ctx.close();
+            if (ownsContext) {
+                ctx.close();
+            }
         }
 
         /** Registers {@code length} bytes of fresh memory with the given rights. */
@@ -102,8 +112,14 @@ final class ConnectedPair implements AutoCloseable {
 
     ConnectedPair(int depth, MpaSettings settings, boolean channels, boolean srqOnB, boolean signalAll)
             throws Exception {
-        a = new Side(depth, channels, false, signalAll);
-        b = new Side(depth, channels, srqOnB, signalAll);
+        this(null, depth, settings, channels, srqOnB, signalAll);
+    }
+
+    /** Both sides in {@code shared}, one context with one progress thread, when it is not null. */
+    ConnectedPair(DeviceContext shared, int depth, MpaSettings settings, boolean channels, boolean srqOnB,
+            boolean signalAll) throws Exception {
+        a = new Side(shared, depth, channels, false, signalAll);
+        b = new Side(shared, depth, channels, srqOnB, signalAll);
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             CompletableFuture<MpaConnection> accepted = CompletableFuture.supplyAsync(() -> {

@@ -427,4 +427,34 @@ class DataPathTest {
         }
         assertNull(failure.get());
     }
+
+    @Test
+    void twoQpsOfOneContextShareItsProgressThreadWithoutWaitingForEachOther() throws Exception {
+        try (org.verbs4j.api.DeviceContext ctx = SoftIwarp.devices().get(0).open()) {
+            ConnectedPair p = new ConnectedPair(ctx, 16, SETTINGS, false, false, false);
+            try {
+                MemoryRegion la = p.a.memory(MIB, Access.LOCAL_WRITE);
+                MemoryRegion lb = p.b.memory(2 * MIB, ConnectedPair.ALL);
+                try {
+                    fill(la, 13);
+                    sends.count(2);
+                    sends.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).sge(la, 0, MIB)
+                            .rdma(lb.address(), lb.rkey());
+                    sends.at(1).clear().wrId(2).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                            .sge(la, 0, MIB).rdma(lb.address(), lb.rkey());
+                    p.a.qp.postSend(sends);
+                    // only A polls, and only for its Read: B's side is the shared progress thread's
+                    p.a.await(wc, 1);
+                    assertEquals(WcStatus.SUCCESS, wc.status(0));
+                    assertFilled(lb, 0, MIB, 13, 0);
+                    assertFilled(la, 0, MIB, 13, 0);
+                } finally {
+                    la.close();
+                    lb.close();
+                }
+            } finally {
+                p.close();
+            }
+        }
+    }
 }
