@@ -137,6 +137,7 @@ final class QpAttributesState {
     private void enter(QpState current, QpState next, boolean notifyDrained) {
         state = next;
         if (next == QpState.RESET && current != QpState.RESET) {
+            qp.resetConnection();
             qp.clearQueues();
             accessFlags = 0;
             ord = 0;
@@ -144,10 +145,21 @@ final class QpAttributesState {
         } else if (next == QpState.ERR) {
             qp.flushSend();
             qp.flushReceive();
+            qp.enteredError();
         } else if (next == QpState.SQD && current != QpState.SQD && notifyDrained) {
             // nothing is in flight before the data path takes requests: the drain ends at once
             qp.softContext().raise(new AsyncEvent(AsyncEventType.SQ_DRAINED, qp, 0));
         }
+    }
+
+    /**
+     * Moves the QP to RTS when the connection manager binds a connection (from INIT or RTR, checked by the QP); a
+     * query then reports the ORD and IRD MPA negotiated.
+     */
+    synchronized void connected(int negotiatedOrd, int negotiatedIrd) {
+        ord = negotiatedOrd;
+        ird = negotiatedIrd;
+        state = QpState.RTS;
     }
 
     /** Moves the QP to ERR from inside the device (a broken connection, a Terminate) and flushes its queues. */

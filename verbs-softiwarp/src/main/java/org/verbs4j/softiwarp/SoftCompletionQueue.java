@@ -19,7 +19,10 @@ import org.verbs4j.api.spi.CloseGuard;
  * completing take no lock and allocate nothing. A resize swaps the ring while no poll or completion is inside
  * (the ring gate, a {@link CloseGuard} that they enter; they wait at it during the swap). An armed queue
  * fires once on its channel: at the next completion, or with solicited-only at the next solicited or failed
- * one. A completion that finds the queue full is lost, and the context's listener gets {@code CQ_ERR}.
+ * one. A completion that finds the queue full is lost, and the context's listener gets {@code CQ_ERR}. A poll
+ * first drives the receive side of the connected QPs that complete here ({@link QpDataPath#pollStep()}: one
+ * non-blocking read of each socket, skipped when another thread is receiving), so a busy-polling application
+ * gets its completions without waiting for the context's progress thread.
  */
 final class SoftCompletionQueue extends AbstractResource implements CompletionQueue {
     private static final int NOT_ARMED = 0;
@@ -32,6 +35,8 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
     private final AtomicInteger armed = new AtomicInteger();
     private final AtomicInteger events = new AtomicInteger();
     private volatile CompletionRing ring;
+    /** The connected QPs completing here, whose receive side a poll drives; replaced whole on a change. */
+    private volatile QpDataPath[] paths = new QpDataPath[0];
     private volatile boolean overrun;
 
     SoftCompletionQueue(SoftDeviceContext context, int entries, SoftCompletionChannel channel) {
@@ -87,6 +92,27 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         return true;
     }
 
+    /** Lets polls of this queue drive the receive side of a connected QP. */
+    synchronized void attach(QpDataPath path) {
+        QpDataPath[] a = java.util.Arrays.copyOf(paths, paths.length + 1);
+        a[a.length - 1] = path;
+        paths = a;
+    }
+
+    /** Undoes {@link #attach}; harmless when not attached. */
+    synchronized void detach(QpDataPath path) {
+        QpDataPath[] a = paths;
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] == path) {
+                QpDataPath[] b = new QpDataPath[a.length - 1];
+                System.arraycopy(a, 0, b, 0, i);
+                System.arraycopy(a, i + 1, b, i, a.length - i - 1);
+                paths = b;
+                return;
+            }
+        }
+    }
+
     /** Takes one event counted on this queue, for the channel; false when there is none. */
     boolean takeEvent() {
         int e;
@@ -134,6 +160,9 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         }
         enter();
         try {
+            for (QpDataPath p : paths) {
+                p.pollStep();
+            }
             if (!ringGate.tryEnter()) {
                 return 0; // a resize is swapping the ring: nothing to take this time
             }

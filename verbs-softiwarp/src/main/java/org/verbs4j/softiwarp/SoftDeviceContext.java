@@ -21,12 +21,16 @@ import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.VerbsException;
 import org.verbs4j.api.spi.AbstractResource;
 
-/** An open software iWARP device: its queries, and the factory of its PDs, CQs and completion channels. */
+/**
+ * An open software iWARP device: its queries, the factory of its PDs, CQs and completion channels, and the
+ * {@link ProgressEngine} thread of its connected QPs (started with the first, stopped when the context closes).
+ */
 final class SoftDeviceContext extends AbstractResource implements DeviceContext {
     private final SoftIwarpDevice device;
     private static final Logger LOG = LoggerFactory.getLogger(SoftDeviceContext.class);
     private volatile AsyncEventListener asyncListener;
     private ExecutorService eventThread;
+    private volatile ProgressEngine progress;
 
     SoftDeviceContext(SoftIwarpDevice device) {
         super(null);
@@ -47,12 +51,33 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
         return "DeviceContext";
     }
 
+    /** {@return the progress thread of the context's connected QPs, or null before the first connects} */
+    ProgressEngine progress() {
+        return progress;
+    }
+
+    /** {@return the progress thread, started now if this is the context's first connected QP} */
+    synchronized ProgressEngine startProgress() {
+        if (progress == null) {
+            try {
+                progress = new ProgressEngine(device.name());
+            } catch (java.io.IOException e) {
+                throw new VerbsException("progress thread", Errno.EIO, device.name() + ": no selector: " + e);
+            }
+        }
+        return progress;
+    }
+
     @Override
     protected void destroy() {
         asyncListener = null;
         synchronized (this) {
             if (eventThread != null) {
                 eventThread.shutdown();
+            }
+            if (progress != null) {
+                progress.stop();
+                progress = null;
             }
         }
     }

@@ -30,14 +30,16 @@ import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.api.internal.WrLayout.RecvWr;
 import org.verbs4j.api.internal.WrLayout.SendWr;
 import org.verbs4j.api.spi.AbstractResource;
+import org.verbs4j.softiwarp.wire.MpaConnection;
 
 /**
  * An RC queue pair of a software iWARP device: its send and receive {@link WorkQueue}s, the state machine
  * ({@link QpAttributesState}), and the posting checks. A post copies the chain into the queue (the caller may
  * reuse its requests at once), after refusing up front a chain longer than the queue, a request with more SGEs
  * than the QP takes, and a post in a state that takes none; in ERR (and, for sends, SQE) what is posted is
- * flushed to the CQ at once with {@code WR_FLUSH_ERR}, as siw does for a drain. Moving bytes is the data path's
- * job: it consumes the queues ({@link #sendQueue()}, {@link #receiveQueue()}) once the QP is connected.
+ * flushed to the CQ at once with {@code WR_FLUSH_ERR}, as siw does for a drain. Moving bytes is the
+ * {@link QpDataPath}'s job: the connection manager binds an MPA stream with {@link #establish}, and from then on
+ * a post transmits what it can at once (never waiting), CQ polls and the context's progress thread receive.
  */
 final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.QueuePair {
     /** Where a send slot's own SGEs begin: after the copied {@code ibv_send_wr}. */
@@ -55,6 +57,8 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     private final WorkQueue sq;
     private final WorkQueue rq;
     private final QpAttributesState attributes;
+    /** The data path once {@link #establish}ed; it stays, ended, after the connection ends. */
+    private volatile QpDataPath dataPath;
 
     private SoftQueuePair(SoftProtectionDomain pd, QpInitAttributes a, SoftCompletionQueue sendCq,
             SoftCompletionQueue recvCq, SoftSharedReceiveQueue srq, int qpNumber, QpCapabilities caps) {
@@ -175,6 +179,11 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
                     }
                     if (s == QpState.ERR || s == QpState.SQE || attributes.state() == QpState.ERR) {
                         flushSend();
+                    } else {
+                        QpDataPath d = dataPath;
+                        if (d != null) {
+                            d.progressSend();
+                        }
                     }
                 }
                 if (bad >= 0) {
@@ -255,7 +264,18 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     /** Completes every queued send request with {@code WR_FLUSH_ERR} (errors complete signaled or not). */
     void flushSend() {
-        flush(sq, sendCq, true);
+        while (!sq.tryConsume()) {
+            Thread.onSpinWait();
+        }
+        try {
+            QpDataPath d = dataPath;
+            if (d != null) {
+                d.flushSendSide(); // the Reads at the peer are older than what is still queued
+            }
+            flushEntries(sq, sendCq, true);
+        } finally {
+            sq.endConsume();
+        }
     }
 
     /**
@@ -263,6 +283,10 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
      * the other QPs, raises {@code QP_LAST_WQE_REACHED} instead.
      */
     void flushReceive() {
+        QpDataPath d = dataPath;
+        if (d != null) {
+            d.flushReceiveSide();
+        }
         if (srq != null) {
             softContext().raise(new AsyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, this, 0));
             return;
@@ -275,15 +299,115 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
             Thread.onSpinWait();
         }
         try {
-            for (long slot; (slot = q.peek()) != 0; q.pop()) {
-                int opcode = send ? SendChecks.completionOpcode(RawMemory.getInt(slot + SendWr.OPCODE_OFFSET))
-                        : WcOpcode.RECV.value();
-                cq.complete(RawMemory.getLong(slot + WR_ID), WcStatus.WR_FLUSH_ERR.value(), opcode, 0, 0, qpNumber,
-                        0, false);
-            }
+            flushEntries(q, cq, send);
         } finally {
             q.endConsume();
         }
+    }
+
+    /** Completes the queued requests with WR_FLUSH_ERR; holder of the queue's token. */
+    private void flushEntries(WorkQueue q, SoftCompletionQueue cq, boolean send) {
+        for (long slot; (slot = q.peek()) != 0; q.pop()) {
+            int opcode = send ? SendChecks.completionOpcode(RawMemory.getInt(slot + SendWr.OPCODE_OFFSET))
+                    : WcOpcode.RECV.value();
+            cq.complete(RawMemory.getLong(slot + WR_ID), WcStatus.WR_FLUSH_ERR.value(), opcode, 0, 0, qpNumber,
+                    0, false);
+        }
+    }
+
+    /**
+     * Binds an established MPA stream (after MPA request/reply) to this QP and moves it to RTS; legal from INIT or
+     * RTR, else {@link VerbsException} (EINVAL). The QP owns the connection from now on and closes it when the QP
+     * goes to ERR or is destroyed. {@code onEnd} runs exactly once, on whichever thread sees the stream end (peer
+     * closed TCP, a Terminate sent or received, {@link #disconnect()}, QP destroyed), after the QP moved to ERR and
+     * its outstanding work was flushed. That thread may be inside a call on this QP or its CQ (a post, a poll, a
+     * modify, a close): {@code onEnd} must not destroy the QP synchronously (hand that to another thread), and
+     * should return quickly.
+     *
+     * @param connection the MPA stream, negotiated (its IRD and ORD bound the RDMA Reads each way)
+     * @param onEnd      what the connection manager does when the stream ends; may be null
+     */
+    void establish(MpaConnection connection, Runnable onEnd) {
+        enter();
+        try {
+            QpDataPath d;
+            synchronized (attributes) {
+                QpState s = attributes.state();
+                if (s != QpState.INIT && s != QpState.RTR) {
+                    throw new VerbsException("establish", Errno.EINVAL, this + ", state " + s
+                            + ": a connection binds to a QP in INIT or RTR");
+                }
+                QpDataPath old = dataPath;
+                if (old != null && !old.ended()) {
+                    throw new VerbsException("establish", Errno.EINVAL, this + " is connected already");
+                }
+                d = new QpDataPath(this, connection, onEnd, connection.timeoutMillis());
+                if (old != null) {
+                    old.free();
+                }
+                dataPath = d;
+                attributes.connected(connection.ord(), connection.ird());
+            }
+            sendCq.attach(d);
+            if (recvCq != sendCq) {
+                recvCq.attach(d);
+            }
+            softContext().startProgress().add(d);
+        } finally {
+            leave();
+        }
+    }
+
+    /** The local rdma_disconnect: QP to ERR, outstanding work flushed with WR_FLUSH_ERR, connection closed,
+     * {@code onEnd} runs. Idempotent, callable from any thread. */
+    void disconnect() {
+        try {
+            enter(); // the flush touches the queues: a destroy must wait for it
+        } catch (IllegalStateException closed) {
+            return; // destroyed, or being destroyed, which ends the connection itself
+        }
+        try {
+            QpDataPath d = dataPath;
+            if (d != null) {
+                d.end(null, "disconnected locally");
+            } else if (attributes.state() != QpState.RESET) {
+                attributes.fail();
+            }
+        } finally {
+            leave();
+        }
+    }
+
+    /** The data path ended the connection: the QP moves to ERR and its work is flushed. */
+    void failFromDataPath() {
+        attributes.fail();
+    }
+
+    /** Called by the state machine on a move to RESET: the connection, if any, ends without flushing. */
+    void resetConnection() {
+        QpDataPath d = dataPath;
+        if (d != null) {
+            d.endForReset();
+        }
+    }
+
+        /** Called by the state machine after entering ERR (a modify, or the data path): the connection ends. */
+    void enteredError() {
+        QpDataPath d = dataPath;
+        if (d != null) {
+            d.end(null, "the QP moved to ERR");
+        }
+    }
+
+    /** For tests: the data path, or null. */
+    QpDataPath dataPath() {
+        return dataPath;
+    }
+
+    /** {@return the bound MPA stream, or null before {@link #establish}} */
+    MpaConnection connection() {
+        QpDataPath d = dataPath;
+        return d == null ? null : d.connection();
     }
 
     /** Forgets the queued requests without completions (a move to RESET). */
@@ -363,7 +487,20 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
     }
 
     @Override
+    protected void beforeClose() {
+        QpDataPath d = dataPath;
+        if (d != null) {
+            d.closing = true;
+            d.end(null, "the QP is destroyed");
+        }
+    }
+
+    @Override
     protected void destroy() {
+        QpDataPath d = dataPath;
+        if (d != null) {
+            d.free();
+        }
         sq.free();
         rq.free();
         pd.softContext().softDevice().releaseQpNumber();

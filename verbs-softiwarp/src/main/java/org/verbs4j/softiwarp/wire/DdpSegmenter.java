@@ -2,6 +2,7 @@ package org.verbs4j.softiwarp.wire;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
+import org.verbs4j.api.internal.RawMemory;
 
 /**
  * Cuts one DDP message into FPDUs of at most MULPDU bytes of ULPDU (RFC 5041 §5): the same STag with a growing
@@ -22,6 +23,8 @@ final class DdpSegmenter {
     private int msn;
     private int invalidateStag;
     private ByteBuffer payload;
+    private Gather gather;
+    private int gatherLength;
     private int sent;
     private boolean done = true;
 
@@ -40,6 +43,21 @@ final class DdpSegmenter {
         taggedOffset = offset;
     }
 
+    /** Starts a tagged message whose {@code length} bytes come from a {@link Gather}. */
+    void startTagged(int rdmapOpcode, int sinkStag, long offset, Gather data, int length) {
+        startTagged(rdmapOpcode, sinkStag, offset, (ByteBuffer) null);
+        gather = data;
+        gatherLength = length;
+    }
+
+    /** Starts an untagged message whose {@code length} bytes come from a {@link Gather}. */
+    void startUntagged(int rdmapOpcode, int queueNumber, int messageSequence, int stagToInvalidate, Gather data,
+                       int length) {
+        startUntagged(rdmapOpcode, queueNumber, messageSequence, stagToInvalidate, (ByteBuffer) null);
+        gather = data;
+        gatherLength = length;
+    }
+
     /** Starts an untagged message on a queue (Send, Read Request, Terminate, extensions). */
     void startUntagged(int rdmapOpcode, int queueNumber, int messageSequence, int stagToInvalidate,
                        ByteBuffer data) {
@@ -56,6 +74,8 @@ final class DdpSegmenter {
         opcode = rdmapOpcode;
         tagged = isTagged;
         payload = data;
+        gather = null;
+        gatherLength = 0;
         sent = 0;
         done = false;
     }
@@ -68,12 +88,13 @@ final class DdpSegmenter {
     boolean writeTo(ByteBuffer tx) {
         int header = tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER;
         while (!done) {
-            int chunk = Math.min(payload.remaining(), mulpdu - header);
+            int left = payload != null ? payload.remaining() : gatherLength - sent;
+            int chunk = Math.min(left, mulpdu - header);
             int ulpdu = header + chunk;
             if (tx.remaining() < Fpdu.frameLength(ulpdu)) {
                 return false;
             }
-            boolean last = chunk == payload.remaining();
+            boolean last = chunk == left;
             int start = tx.position();
             tx.put(start + Ddp.CONTROL, (byte) Ddp.control(tagged, last));
             tx.put(start + Ddp.RDMAP_CONTROL, (byte) Ddp.rdmapControl(opcode));
@@ -86,16 +107,22 @@ final class DdpSegmenter {
                 tx.putInt(start + Ddp.MSN, msn);
                 tx.putInt(start + Ddp.MESSAGE_OFFSET, sent);
             }
-            int limit = payload.limit();
-            payload.limit(payload.position() + chunk);
             tx.position(start + Fpdu.LENGTH_FIELD + header);
-            tx.put(payload);
-            payload.limit(limit);
+            if (payload != null) {
+                int limit = payload.limit();
+                payload.limit(payload.position() + chunk);
+                tx.put(payload);
+                payload.limit(limit);
+            } else if (chunk > 0) {
+                gather.copy(sent, RawMemory.addressOf(tx) + tx.position(), chunk);
+                tx.position(tx.position() + chunk);
+            }
             Fpdu.seal(tx, start, ulpdu, crcOn, crc);
             sent += chunk;
             done = last;
         }
         payload = null;
+        gather = null;
         return true;
     }
 

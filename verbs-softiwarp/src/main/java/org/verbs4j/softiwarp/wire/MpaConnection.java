@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,8 +16,11 @@ import org.slf4j.LoggerFactory;
  * One iWARP stream over TCP after the MPA handshake: RDMAP messages segmented into FPDUs on the way out, FPDUs
  * checked and handed to an {@link FpduSink} on the way in. The socket is non-blocking with TCP_NODELAY;
  * {@link #poll} reads what is there and never waits; sends write whole messages, waiting (bounded by the time-out)
- * only when the peer stops reading. Neither allocates. Not thread-safe, and {@link #poll} may itself send (a
- * Terminate): use a connection from one thread, or hold one lock around its sends and polls.
+ * only when the peer stops reading. Neither allocates. For a data path there is a non-blocking transmit side as
+ * well ({@link #startSend}, {@link #startTagged}, {@link #startReadRequest}, then {@link #pump()}) that takes the
+ * bytes from a {@link Gather}. Threads: one receiver at a time ({@link #poll}), and one transmitter at a time; a
+ * Terminate that {@link #poll} or {@link #terminate} sends waits for the transmit side (an atomic owner flag),
+ * so it never cuts into a message being written.
  *
  * <pre>{@code
  * MpaConnection c = MpaConnection.connect(SocketChannel.open(address), MpaSettings.siwDefaults(), new byte[0]);
@@ -33,7 +37,10 @@ public final class MpaConnection implements Closeable {
     private final SelectionKey key;
     private final long timeoutMillis;
     private final ByteBuffer rx;
-    private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME);
+    private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME).limit(0);
+    /** The transmit side's owner: a data path's progress, or a Terminate from the receive side. */
+    private final AtomicBoolean txOwner = new AtomicBoolean();
+    private long written;
     private final ByteBuffer controlPayload = ByteBuffer.allocateDirect(64);
     private final FpduReceiver receiver;
     private final DdpSegmenter segmenter;
@@ -267,11 +274,20 @@ public final class MpaConnection implements Closeable {
      * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
      */
     public void send(int opcode, int invalidateStag, ByteBuffer payload) throws IOException {
+        checkSendOpcode(opcode);
+        acquireBlocking();
+        try {
+            segmenter.startUntagged(opcode, Ddp.QN_SEND, nextMsn[Ddp.QN_SEND]++, invalidateStag, payload);
+            drain();
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    private static void checkSendOpcode(int opcode) {
         if (opcode < Rdmap.SEND || opcode > Rdmap.SEND_SE_INVALIDATE) {
             throw new IllegalArgumentException("not a SEND opcode: " + opcode);
         }
-        segmenter.startUntagged(opcode, Ddp.QN_SEND, nextMsn[Ddp.QN_SEND]++, invalidateStag, payload);
-        drain();
     }
 
     /**
@@ -283,8 +299,13 @@ public final class MpaConnection implements Closeable {
      * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
      */
     public void write(int sinkStag, long taggedOffset, ByteBuffer payload) throws IOException {
-        segmenter.startTagged(Rdmap.WRITE, sinkStag, taggedOffset, payload);
-        drain();
+        acquireBlocking();
+        try {
+            segmenter.startTagged(Rdmap.WRITE, sinkStag, taggedOffset, payload);
+            drain();
+        } finally {
+            txOwner.set(false);
+        }
     }
 
     /**
@@ -296,8 +317,13 @@ public final class MpaConnection implements Closeable {
      * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
      */
     public void readResponse(int sinkStag, long taggedOffset, ByteBuffer payload) throws IOException {
-        segmenter.startTagged(Rdmap.READ_RESPONSE, sinkStag, taggedOffset, payload);
-        drain();
+        acquireBlocking();
+        try {
+            segmenter.startTagged(Rdmap.READ_RESPONSE, sinkStag, taggedOffset, payload);
+            drain();
+        } finally {
+            txOwner.set(false);
+        }
     }
 
     /**
@@ -312,11 +338,176 @@ public final class MpaConnection implements Closeable {
      */
     public void readRequest(int sinkStag, long sinkOffset, int length, int sourceStag, long sourceOffset)
             throws IOException {
+        acquireBlocking();
+        try {
+            startReadRequestOwned(sinkStag, sinkOffset, length, sourceStag, sourceOffset);
+            drain();
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    private void startReadRequestOwned(int sinkStag, long sinkOffset, int length, int sourceStag,
+                                       long sourceOffset) {
         ByteBuffer body = controlPayload.clear();
         Rdmap.putReadRequest(body, 0, sinkStag, sinkOffset, length, sourceStag, sourceOffset);
         body.limit(Rdmap.READ_REQUEST_LENGTH);
         segmenter.startUntagged(Rdmap.READ_REQUEST, Ddp.QN_READ_REQUEST, nextMsn[Ddp.QN_READ_REQUEST]++, 0, body);
-        drain();
+    }
+
+    // ---- the non-blocking transmit side, for the data path ----
+
+    /**
+     * Whether no message is being transmitted: the last one started is all in the socket. Only then may the next
+     * one be started.
+     *
+     * @return true when {@code start...} may be called
+     */
+    public boolean transmitIdle() {
+        return segmenter.done() && !tx.hasRemaining();
+    }
+
+    /**
+     * Starts a message of the SEND family whose bytes come from {@code data}; nothing is written yet: call
+     * {@link #pump()} until it returns true. Only when {@link #transmitIdle()}; never waits, never allocates.
+     *
+     * @param opcode         3 to 6
+     * @param invalidateStag the STag the peer is to invalidate (opcodes 4 and 6), else 0
+     * @param data           the message's bytes
+     * @param length         the message's length, 0 or more
+     * @return false when the transmit side is busy (a Terminate is being sent): try again later
+     */
+    public boolean startSend(int opcode, int invalidateStag, Gather data, int length) {
+        checkSendOpcode(opcode);
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            segmenter.startUntagged(opcode, Ddp.QN_SEND, nextMsn[Ddp.QN_SEND]++, invalidateStag, data, length);
+            return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    /**
+     * Starts an RDMA WRITE (or, with {@code response}, a READ Response) whose bytes come from {@code data}; then
+     * {@link #pump()} as for {@link #startSend}.
+     *
+     * @param response     true for a Read Response (opcode 2), false for a Write (opcode 0)
+     * @param sinkStag     the peer's STag
+     * @param taggedOffset where in that region
+     * @param data         the message's bytes
+     * @param length       the message's length, 0 or more
+     * @return false when the transmit side is busy: try again later
+     */
+    public boolean startTagged(boolean response, int sinkStag, long taggedOffset, Gather data, int length) {
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            segmenter.startTagged(response ? Rdmap.READ_RESPONSE : Rdmap.WRITE, sinkStag, taggedOffset, data, length);
+            return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    /**
+     * Starts an RDMA READ Request; then {@link #pump()} as for {@link #startSend}.
+     *
+     * @param sinkStag     our STag the response is written to
+     * @param sinkOffset   the tagged offset there
+     * @param length       bytes to read
+     * @param sourceStag   the peer's STag to read from
+     * @param sourceOffset the tagged offset there
+     * @return false when the transmit side is busy: try again later
+     */
+    public boolean startReadRequest(int sinkStag, long sinkOffset, int length, int sourceStag, long sourceOffset) {
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            startReadRequestOwned(sinkStag, sinkOffset, length, sourceStag, sourceOffset);
+            return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    /**
+     * Writes as much of the started message as the socket takes now; never waits, never allocates.
+     *
+     * @return true when the message is all in the socket (or none was started), false when the socket is full
+     *         (wait until it is writable) or the transmit side is busy
+     * @throws IOException the socket failed or is closed
+     */
+    public boolean pump() throws IOException {
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            return pumpOwned();
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    private boolean pumpOwned() throws IOException {
+        while (true) {
+            if (tx.hasRemaining()) {
+                written += channel.write(tx);
+                if (tx.hasRemaining()) {
+                    return false;
+                }
+            }
+            if (segmenter.done()) {
+                return true;
+            }
+            tx.clear();
+            segmenter.writeTo(tx);
+            tx.flip();
+        }
+    }
+
+    /**
+     * How long a send may wait for a peer that reads nothing, as set in the {@link MpaSettings}.
+     *
+     * @return the time-out in milliseconds
+     */
+    public long timeoutMillis() {
+        return timeoutMillis;
+    }
+
+    /**
+     * Bytes written to the socket so far by the transmit side, to tell a slow peer from one that stopped reading.
+     *
+     * @return the count, growing
+     */
+    public long bytesWritten() {
+        return written;
+    }
+
+    /**
+     * Registers the socket with a selector (the data path's progress thread), besides the connection's own.
+     *
+     * @param selector   the selector
+     * @param ops        the interest set
+     * @param attachment the key's attachment
+     * @return the key
+     * @throws IOException the channel is closed
+     */
+    public SelectionKey register(Selector selector, int ops, Object attachment) throws IOException {
+        return channel.register(selector, ops, attachment);
+    }
+
+    /**
+     * Whether the TCP connection is still open (not closed by {@link #close()} or after a Terminate).
+     *
+     * @return true while open
+     */
+    public boolean isOpen() {
+        return channel.isOpen();
     }
 
     /**
@@ -333,7 +524,8 @@ public final class MpaConnection implements Closeable {
         int delivered = receiver.receive(rx, sink);
         if (delivered < 0 && receiver.error() != null) {
             WireError error = receiver.error();
-            terminate(error);
+            sendTerminate(error.layer(), error.errorType(), error.errorCode(), rx, rx.position(),
+                    Math.min(rx.remaining(), Rdmap.TERMINATE_MAX_COPY));
             close();
             throw new WireException(error, "closed after a Terminate to the peer");
         }
@@ -341,27 +533,83 @@ public final class MpaConnection implements Closeable {
         return read < 0 || receiver.terminated() ? -1 : delivered;
     }
 
-    private void terminate(WireError error) {
+    /**
+     * Sends a Terminate (RFC 5040 section 4.8) for an error the data path found (an access refused, no receive
+     * posted), after the message being transmitted, if any; then closes the connection. Safe while another thread
+     * transmits: the Terminate waits for the transmit side's owner flag (held only for non-blocking steps). When a
+     * message is half out and the socket takes no more of it now, no Terminate is sent: the peer sees the close.
+     *
+     * @param layer     0 RDMAP, 1 DDP, 2 LLP
+     * @param errorType the error type within the layer
+     * @param errorCode the error code
+     * @param offending the headers of the offending segment from position to limit (at most the first 48 bytes
+     *                  are copied), or null
+     */
+    public void terminate(int layer, int errorType, int errorCode, ByteBuffer offending) {
+        int at = offending == null ? 0 : offending.position();
+        int copy = offending == null ? 0 : Math.min(offending.remaining(), Rdmap.TERMINATE_MAX_COPY);
+        sendTerminate(layer, errorType, errorCode, offending == null ? controlPayload : offending, at, copy);
+        close();
+    }
+
+    private void sendTerminate(int layer, int errorType, int errorCode, ByteBuffer offending, int at, int copy) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (!txOwner.compareAndSet(false, true)) {
+            if (System.nanoTime() - deadline >= 0) {
+                LOG.debug("Terminate not sent: the transmit side stayed busy");
+                return;
+            }
+            Thread.yield();
+        }
         try {
-            int copy = Math.min(rx.remaining(), Rdmap.TERMINATE_MAX_COPY);
-            int n = Rdmap.putTerminate(controlPayload.clear(), 0, error.layer(), error.errorType(),
-                    error.errorCode(), rx, rx.position(), copy);
+            if (!pumpOwned()) {
+                // a message is half out and the socket takes no more now: waiting for this peer could hold up the
+                // thread (a data path's progress thread serves other connections too); it sees the close instead
+                LOG.debug("Terminate (layer {}, type {}, code {}) not sent: a message is half out", layer, errorType,
+                        errorCode);
+                return;
+            }
+            byte[] headers = new byte[copy];
+            for (int i = 0; i < copy; i++) {
+                headers[i] = offending.get(at + i);
+            }
+            int n = Rdmap.putTerminate(controlPayload.clear(), 0, layer, errorType, errorCode,
+                    ByteBuffer.wrap(headers), 0, copy);
             controlPayload.limit(n);
             segmenter.startUntagged(Rdmap.TERMINATE, Ddp.QN_TERMINATE, TERMINATE_MSN, 0, controlPayload);
             drain();
         } catch (IOException | RuntimeException e) {
-            LOG.debug("Terminate ({}) not delivered: {}", error, e.toString());
+            LOG.debug("Terminate (layer {}, type {}, code {}) not delivered: {}", layer, errorType, errorCode,
+                    e.toString());
+        } finally {
+            txOwner.set(false);
         }
     }
 
+    private void acquireBlocking() {
+        while (!txOwner.compareAndSet(false, true)) {
+            Thread.yield(); // a Terminate is on its way out; the connection closes after it
+        }
+    }
+
+    /** Writes the open message out, waiting (at most the time-out without progress) while the socket is full. */
     private void drain() throws IOException {
-        boolean done;
-        do {
-            tx.clear();
-            done = segmenter.writeTo(tx);
-            tx.flip();
-            Handshake.flush(channel, selector, key, tx, timeoutMillis);
-        } while (!done);
+        long deadline = 0;
+        long seen = written;
+        while (!pumpOwned()) {
+            long now = System.nanoTime();
+            if (written != seen || deadline == 0) {
+                seen = written;
+                deadline = now + timeoutMillis * 1_000_000L;
+            } else if (now - deadline >= 0) {
+                throw new WireException(WireError.PEER_NOT_READING,
+                        "nothing could be written for " + timeoutMillis + " ms");
+            }
+            key.interestOps(SelectionKey.OP_WRITE);
+            selector.select(Math.max(1, (deadline - now) / 1_000_000L));
+            selector.selectedKeys().clear();
+            key.interestOps(0);
+        }
     }
 
     /** Closes the TCP connection (iWARP's teardown). */

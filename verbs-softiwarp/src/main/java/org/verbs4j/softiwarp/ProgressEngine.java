@@ -1,0 +1,149 @@
+package org.verbs4j.softiwarp;
+
+import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A device context's progress thread: one {@link Selector} over the sockets of its connected QPs. When a socket is
+ * readable it delivers the inbound segments (so a Write or Read target, and a completion channel, make progress
+ * while no application thread polls); when a QP's transmit found the socket full, it waits for the socket to be
+ * writable and resumes it; and it ends a QP whose peer has read nothing for the connection's time-out. It takes
+ * the same non-blocking tokens as the application threads ({@link QpDataPath}), so it never waits for them: when
+ * an application thread holds one, that thread does the work. Started with the context's first connected QP,
+ * stopped when the context is destroyed.
+ */
+final class ProgressEngine implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressEngine.class);
+    private static final long SELECT_MILLIS = 100;
+
+    private final Selector selector;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<QpDataPath> added = new ConcurrentLinkedQueue<>();
+    /** The engine thread's own list. */
+    private final List<QpDataPath> paths = new ArrayList<>();
+    private volatile boolean stopped;
+
+    ProgressEngine(String name) throws IOException {
+        this.selector = Selector.open();
+        this.thread = new Thread(this, "verbs4j-siw-progress-" + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Takes a newly connected QP; its bytes already received (after the MPA frames) are delivered at once. */
+    void add(QpDataPath path) {
+        added.add(path);
+        selector.wakeup();
+    }
+
+    /** Makes the thread look at its QPs now (a transmit stalled, a QP ended). */
+    void wakeup() {
+        selector.wakeup();
+    }
+
+    /** Stops the thread; the QPs' connections are theirs to close. */
+    void stop() {
+        stopped = true;
+        selector.wakeup();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!stopped) {
+                for (QpDataPath p; (p = added.poll()) != null; ) {
+                    try {
+                        p.key = p.connection().register(selector, SelectionKey.OP_READ, p);
+                        paths.add(p);
+                    } catch (IOException | RuntimeException e) {
+                        LOG.debug("a connection closed before its progress started: {}", e.toString());
+                    }
+                    receive(p);
+                }
+                long now = System.nanoTime();
+                for (Iterator<QpDataPath> it = paths.iterator(); it.hasNext(); ) {
+                    QpDataPath p = it.next();
+                    SelectionKey k = p.key;
+                    if (p.ended() || k == null || !k.isValid()) {
+                        if (k != null) {
+                            k.cancel();
+                        }
+                        it.remove();
+                        continue;
+                    }
+                    int ops = SelectionKey.OP_READ | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
+                    if (k.interestOps() != ops) {
+                        k.interestOps(ops);
+                    }
+                    if (p.stalledTooLong(now) && !p.closing && p.enterQp()) {
+                        try {
+                            p.endStalled();
+                        } finally {
+                            p.leaveQp();
+                        }
+                    }
+                }
+                selector.select(SELECT_MILLIS);
+                for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+                    SelectionKey k = it.next();
+                    it.remove();
+                    QpDataPath p = (QpDataPath) k.attachment();
+                    if (!k.isValid()) {
+                        continue;
+                    }
+                    int ready = k.readyOps();
+                    if ((ready & SelectionKey.OP_WRITE) != 0) {
+                        send(p);
+                    }
+                    if ((ready & SelectionKey.OP_READ) != 0 && receive(p) == 0) {
+                        Thread.yield(); // an application thread is receiving: let it
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("the progress thread {} failed; QPs of its context progress only when polled", thread.getName(), e);
+        } finally {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                LOG.debug("closing the selector: {}", e.toString());
+            }
+        }
+    }
+
+    private static int receive(QpDataPath p) {
+        if (p.closing || !p.enterQp()) {
+            return -1;
+        }
+        try {
+            return p.progressReceive();
+        } finally {
+            p.leaveQp();
+        }
+    }
+
+    private static void send(QpDataPath p) {
+        if (p.closing || !p.enterQp()) {
+            return;
+        }
+        try {
+            p.progressSend();
+        } finally {
+            p.leaveQp();
+        }
+    }
+}

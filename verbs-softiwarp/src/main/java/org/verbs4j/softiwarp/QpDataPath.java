@@ -1,0 +1,939 @@
+package org.verbs4j.softiwarp;
+
+import static org.verbs4j.api.internal.WrLayout.Wr.NUM_SGE;
+import static org.verbs4j.api.internal.WrLayout.Wr.SGE_ADDR;
+import static org.verbs4j.api.internal.WrLayout.Wr.SGE_LENGTH;
+import static org.verbs4j.api.internal.WrLayout.Wr.SGE_LKEY;
+import static org.verbs4j.api.internal.WrLayout.Wr.SGE_SIZE;
+import static org.verbs4j.api.internal.WrLayout.Wr.SG_LIST;
+import static org.verbs4j.api.internal.WrLayout.Wr.WR_ID;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.verbs4j.api.Access;
+import org.verbs4j.api.AsyncEvent;
+import org.verbs4j.api.AsyncEventType;
+import org.verbs4j.api.Opcode;
+import org.verbs4j.api.SendFlags;
+import org.verbs4j.api.WcFlags;
+import org.verbs4j.api.WcOpcode;
+import org.verbs4j.api.WcStatus;
+import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.api.internal.WrLayout.RecvWr;
+import org.verbs4j.api.internal.WrLayout.SendWr;
+import org.verbs4j.softiwarp.wire.FpduSink;
+import org.verbs4j.softiwarp.wire.Gather;
+import org.verbs4j.softiwarp.wire.MpaConnection;
+import org.verbs4j.softiwarp.wire.WireException;
+
+/**
+ * The data path of one connected {@link SoftQueuePair}: it moves the QP's work requests over its
+ * {@link MpaConnection} and places what the peer sends into registered memory.
+ *
+ * <h2>Progress design</h2>
+ * <ul>
+ * <li><b>Transmit</b> is owned by whoever holds the send queue's consumer token ({@link WorkQueue#tryConsume()}, one
+ * compare-and-set, never waited for): a post, the receive side (to answer a Read Request or after a Read Response
+ * freed an ORD slot), or the progress thread when the socket became writable. The holder writes into the
+ * non-blocking socket what it takes and returns: a full socket leaves the message half out, the QP is marked
+ * {@linkplain #wantsWrite() wanting write}, and the progress thread resumes it. A poster never waits; a peer that
+ * reads nothing for the connection's time-out ends the QP (ERR, flush).</li>
+ * <li><b>Receive</b> is owned by whoever wins {@code rxOwner} (compare-and-set, never waited for): a
+ * {@link SoftCompletionQueue#poll} of a CQ the QP completes into, or the context's {@link ProgressEngine} thread
+ * when the socket is readable, so one-sided targets (Write and Read Request) are served with no application
+ * thread involved, and completion channels fire while nobody polls.</li>
+ * <li>Errors found while a token is held are only recorded; the Terminate, the move to ERR and the flush happen
+ * after the tokens are given back, so a flush (which takes the tokens, send before receive) never waits for its
+ * own thread.</li>
+ * </ul>
+ * The steady state allocates nothing: the queues, ORQ, IRQ and the current receive live in preallocated arrays
+ * and native memory, the payloads are copied between the connection's direct buffers and the regions.
+ */
+final class QpDataPath implements FpduSink {
+    private static final Logger LOG = LoggerFactory.getLogger(QpDataPath.class);
+
+    /** RDMAP opcodes (RFC 5040). */
+    static final int OP_WRITE = 0;
+    static final int OP_READ_RESPONSE = 2;
+    static final int OP_SEND = 3;
+    static final int OP_SEND_INVALIDATE = 4;
+    static final int OP_SEND_SE = 5;
+    static final int OP_SEND_SE_INVALIDATE = 6;
+
+    /** Terminate layers, error types and codes (RFC 5040 section 4.8, RFC 5041 section 7, siw's iwarp.h). */
+    static final int LAYER_RDMAP = 0;
+    static final int LAYER_DDP = 1;
+    static final int RDMAP_REMOTE_PROTECTION = 1;
+    static final int RDMAP_REMOTE_OPERATION = 2;
+    static final int RDMAP_UNEXPECTED_OPCODE = 0x06;
+    static final int RDMAP_CATASTROPHIC_STREAM = 0x07;
+    static final int DDP_CATASTROPHIC = 0;
+    static final int DDP_TAGGED = 1;
+    static final int DDP_UNTAGGED = 2;
+    /** Also what siw sends for a Send longer than the receive (RFC 5041's 0x05 "too long" is not used by siw). */
+    static final int DDP_UT_NO_BUFFER = 0x02;
+    static final int RDMAP_CANNOT_INVALIDATE = 0x09;
+
+    private static final int WC_SEND = WcOpcode.SEND.value();
+    private static final int WC_WRITE = WcOpcode.RDMA_WRITE.value();
+    private static final int WC_READ = WcOpcode.RDMA_READ.value();
+    private static final int WC_RECV = WcOpcode.RECV.value();
+    private static final int WC_LOCAL_INV = WcOpcode.LOCAL_INV.value();
+    private static final int OK = WcStatus.SUCCESS.value();
+    private static final int FLUSH = WcStatus.WR_FLUSH_ERR.value();
+
+    /** The longest message this data path sends: 2 GiB - 1 (DDP allows 4 GiB - 1; lengths here are ints). */
+    private static final long MAX_MESSAGE = Integer.MAX_VALUE;
+
+    private static final int TX_NONE = 0;
+    private static final int TX_WQE = 1;
+    private static final int TX_READ_REQUEST = 2;
+    private static final int TX_READ_RESPONSE = 3;
+
+    private final SoftQueuePair qp;
+    private final SoftProtectionDomain pd;
+    private final StagTable stags;
+    private final MpaConnection connection;
+    private final Runnable onEnd;
+    private final WorkQueue sq;
+    private final WorkQueue rq;
+    private final SoftSharedReceiveQueue srq;
+    private final SoftCompletionQueue sendCq;
+    private final SoftCompletionQueue recvCq;
+    private final int qpNumber;
+    private final int ord;
+    private final long timeoutNanos;
+
+    private final AtomicBoolean rxOwner = new AtomicBoolean();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final AtomicBoolean endRan = new AtomicBoolean();
+    /** Set when the QP is being destroyed: CQ polls and the progress thread leave it alone. */
+    volatile boolean closing;
+    /** The progress thread's key for this connection. */
+    volatile SelectionKey key;
+
+    // ---- transmit: holder of the send queue's token ----
+    private int txKind = TX_NONE;
+    private final long[] sgeAddr;
+    private final int[] sgeLen;
+    private final SoftMemoryRegion[] sgeRegion;
+    private int sgeCount;
+    private int txLength;
+    private final Gather gather = this::gatherCopy;
+    private volatile boolean wantWrite;
+    private long stalledSince;
+    private long stalledAt;
+
+    // ---- ORQ: Reads outstanding at the peer; the transmit side adds, the receive side completes ----
+    private final long[] orqWrId;
+    private final int[] orqFlags;
+    private final int[] orqLength;
+    private final int[] orqSinkStag;
+    private final AtomicLong orqHead = new AtomicLong();
+    private final AtomicLong orqTail = new AtomicLong();
+
+    // ---- IRQ: the peer's Read Requests to answer; the receive side adds, the transmit side answers ----
+    private final int ird;
+    private final int[] irqSinkStag;
+    private final long[] irqSinkOffset;
+    private final int[] irqLength;
+    private final int[] irqSourceStag;
+    private final long[] irqSourceOffset;
+    private final AtomicLong irqHead = new AtomicLong();
+    private final AtomicLong irqTail = new AtomicLong();
+
+    // ---- receive: holder of rxOwner ----
+    /** The receive request being filled, copied out of the RQ or SRQ: {@code ibv_recv_wr} then its SGEs. */
+    private final long currentReceive;
+    private boolean receiveActive;
+    private long receiveCapacity;
+    /** An error found by the receive side, reported after the token is given back. */
+    private int termLayer = -1;
+    private int termType;
+    private int termCode;
+    /** The async event siw raises for that error, or null. */
+    private AsyncEventType termEvent;
+    private final ByteBuffer termHeader = ByteBuffer.allocateDirect(64);
+    /** A Terminate the peer sent: its layer, type and code; -1 when none. */
+    private int peerTermLayer = -1;
+    private int peerTermType;
+    private int peerTermCode;
+    /** An error found by the transmit side, handled after the token is given back. */
+    private String txFailure;
+    /** The async event for {@link #txFailure}, or null. */
+    private AsyncEventType txEvent;
+
+    QpDataPath(SoftQueuePair qp, MpaConnection connection, Runnable onEnd, long timeoutMillis) {
+        this.qp = qp;
+        this.pd = (SoftProtectionDomain) qp.protectionDomain();
+        this.stags = pd.softContext().softDevice().stags();
+        this.connection = connection;
+        this.onEnd = onEnd;
+        this.sq = qp.sendQueue();
+        this.srq = (SoftSharedReceiveQueue) qp.srq();
+        this.rq = srq != null ? srq.queue() : qp.receiveQueue();
+        this.sendCq = (SoftCompletionQueue) qp.sendCq();
+        this.recvCq = (SoftCompletionQueue) qp.recvCq();
+        this.qpNumber = qp.qpNumber();
+        this.ord = connection.ord();
+        this.ird = connection.ird();
+        this.timeoutNanos = timeoutMillis * 1_000_000L;
+        int sges = Math.max(1, qp.capabilities().maxSendSge());
+        this.sgeAddr = new long[sges];
+        this.sgeLen = new int[sges];
+        this.sgeRegion = new SoftMemoryRegion[sges];
+        int orq = Math.max(1, ord);
+        this.orqWrId = new long[orq];
+        this.orqFlags = new int[orq];
+        this.orqLength = new int[orq];
+        this.orqSinkStag = new int[orq];
+        int irq = Math.max(1, ird);
+        this.irqSinkStag = new int[irq];
+        this.irqSinkOffset = new long[irq];
+        this.irqLength = new int[irq];
+        this.irqSourceStag = new int[irq];
+        this.irqSourceOffset = new long[irq];
+        int recvSges = srq != null ? srq.query().maxSge() : qp.capabilities().maxRecvSge();
+        this.currentReceive = RawMemory.allocate(RecvWr.WR_SIZE + (long) Math.max(1, recvSges) * SGE_SIZE);
+    }
+
+    MpaConnection connection() {
+        return connection;
+    }
+
+    boolean ended() {
+        return ended.get();
+    }
+
+    boolean wantsWrite() {
+        return wantWrite;
+    }
+
+    /** Enters the QP's guard for a progress step; false when the QP is being destroyed. */
+    boolean enterQp() {
+        try {
+            qp.enter();
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    void leaveQp() {
+        qp.leave();
+    }
+
+    /** A CQ poll's progress step: receive, and resume a stalled transmit. Never waits, never allocates. */
+    void pollStep() {
+        if (closing || ended.get() || !enterQp()) {
+            return;
+        }
+        try {
+            progressReceive();
+            if (wantWrite) {
+                progressSend();
+            }
+        } finally {
+            qp.leave();
+        }
+    }
+
+    /** Frees the native memory; once, when the QP is destroyed and nothing can reach this object. */
+    void free() {
+        RawMemory.free(currentReceive);
+    }
+
+    // =====================================================================================================
+    // transmit
+    // =====================================================================================================
+
+    /** Moves queued work onto the wire while this thread can take the send queue's token; never waits. */
+    void progressSend() {
+        while (!ended.get() && sq.tryConsume()) {
+            try {
+                transmit();
+            } catch (IOException | RuntimeException e) {
+                txFailure = "transmit failed: " + e;
+                txEvent = AsyncEventType.QP_FATAL;
+            } finally {
+                sq.endConsume();
+            }
+            if (txFailure != null) { // this thread's own failure (the receive side handles its own)
+                afterTokens();
+                return;
+            }
+            if (!sendWorkWaiting()) {
+                return;
+            }
+        }
+    }
+
+    /** A hint, read without the token: whether work arrived that the last holder may not have seen. */
+    private boolean sendWorkWaiting() {
+        if (wantWrite || ended.get()) {
+            return false;
+        }
+        if (irqHead.get() != irqTail.get()) {
+            return true;
+        }
+        long slot = sq.peek();
+        return slot != 0 && !blocked(slot);
+    }
+
+    private boolean blocked(long slot) {
+        int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
+        int flags = RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET);
+        long outstanding = orqTail.get() - orqHead.get();
+        return opcode == Opcode.RDMA_READ.value() && ord > 0 && outstanding >= ord
+                || (flags & SendFlags.FENCE) != 0 && outstanding > 0;
+    }
+
+    /** The work of the token holder. */
+    private void transmit() throws IOException {
+        while (true) {
+            if (txKind != TX_NONE) {
+                if (!connection.pump()) {
+                    stalled();
+                    return;
+                }
+                finishTransmit();
+            }
+            stalledSince = 0;
+            wantWrite = false;
+            if (termLayer >= 0) {
+                return;
+            }
+            long ih = irqHead.get();
+            if (ih != irqTail.get()) {
+                if (!startReadResponse((int) (ih % irqLength.length))) {
+                    return;
+                }
+                continue;
+            }
+            long slot = sq.peek();
+            if (slot == 0 || blocked(slot)) {
+                return;
+            }
+            if (!startRequest(slot)) {
+                return;
+            }
+        }
+    }
+
+    private void stalled() {
+        long now = System.nanoTime();
+        long w = connection.bytesWritten();
+        if (stalledSince == 0 || w != stalledAt) {
+            stalledSince = now;
+            stalledAt = w;
+        }
+        if (!wantWrite) {
+            wantWrite = true;
+            ProgressEngine e = qp.softContext().progress();
+            if (e != null) {
+                e.wakeup();
+            }
+        }
+    }
+
+    /** For the progress thread: whether a stalled transmit made no progress for longer than the time-out. */
+    boolean stalledTooLong(long now) {
+        long s = stalledSince;
+        return wantWrite && s != 0 && connection.bytesWritten() == stalledAt && now - s > timeoutNanos;
+    }
+
+    /** Starts the request at the head of the send queue; false when it must wait (transmit side busy). */
+    private boolean startRequest(long slot) {
+        int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
+        int flags = RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET);
+        long wrId = RawMemory.getLong(slot + WR_ID);
+        if (opcode == Opcode.LOCAL_INV.value()) {
+            int stag = RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET);
+            int status = invalidation(stag) == 0 ? OK : WcStatus.LOC_PROT_ERR.value();
+            if (status != OK || (flags & SendFlags.SIGNALED) != 0) {
+                sendCq.complete(wrId, status, WC_LOCAL_INV, 0, 0, qpNumber, 0, false);
+            }
+            sq.pop();
+            return true;
+        }
+        boolean read = opcode == Opcode.RDMA_READ.value();
+        boolean send = opcode == Opcode.SEND.value() || opcode == Opcode.SEND_WITH_INV.value();
+        if (!read && !send && opcode != Opcode.RDMA_WRITE.value() || read && ord == 0) {
+            // immediate data and atomics are RFC 7306, which siw has not; a Read needs an ORD
+            sendCq.complete(wrId, WcStatus.LOC_QP_OP_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0,
+                    qpNumber, 0, false);
+            sq.pop();
+            return true;
+        }
+        long sges = RawMemory.getAddress(slot + SG_LIST);
+        int n = RawMemory.getInt(slot + NUM_SGE);
+        if (read) {
+            long sinkAddr = RawMemory.getLong(sges + SGE_ADDR);
+            int length = RawMemory.getInt(sges + SGE_LENGTH);
+            int sinkStag = RawMemory.getInt(sges + SGE_LKEY);
+            long remote = RawMemory.getLong(slot + SendWr.RDMA_REMOTE_ADDR_OFFSET);
+            int rkey = RawMemory.getInt(slot + SendWr.RDMA_RKEY_OFFSET);
+            if (!connection.startReadRequest(sinkStag, sinkAddr, length, rkey, remote)) {
+                return false;
+            }
+            long t = orqTail.get();
+            int i = (int) (t % orqWrId.length);
+            orqWrId[i] = wrId;
+            orqFlags[i] = flags;
+            orqLength[i] = length;
+            orqSinkStag[i] = sinkStag;
+            orqTail.set(t + 1); // published before the request can be answered: pump() has not written it yet
+            sq.pop();
+            txKind = TX_READ_REQUEST;
+            return true;
+        }
+        long total = 0;
+        sgeCount = 0;
+        boolean inline = (flags & SendFlags.INLINE) != 0;
+        for (int j = 0; j < n; j++) {
+            long sge = sges + (long) j * SGE_SIZE;
+            long addr = RawMemory.getLong(sge + SGE_ADDR);
+            int len = RawMemory.getInt(sge + SGE_LENGTH);
+            if (len == 0) {
+                continue;
+            }
+            SoftMemoryRegion mr = null;
+            if (!inline) {
+                try {
+                    mr = stags.resolve(RawMemory.getInt(sge + SGE_LKEY), addr, len, 0, pd);
+                    addr = mr.addressOf(addr);
+                } catch (TaggedAccessException e) {
+                    releaseSges();
+                    sendCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0,
+                            qpNumber, 0, false);
+                    sq.pop();
+                    txFailure = "local protection error: " + e.getMessage();
+                    txEvent = AsyncEventType.QP_FATAL; // as siw for a failed send WQE
+                    return false;
+                }
+            }
+            sgeAddr[sgeCount] = addr;
+            sgeLen[sgeCount] = len;
+            sgeRegion[sgeCount] = mr;
+            sgeCount++;
+            total += len;
+        }
+        if (total > MAX_MESSAGE) {
+            releaseSges();
+            sendCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0, qpNumber,
+                    0, false);
+            sq.pop();
+            return true;
+        }
+        txLength = (int) total;
+        boolean started;
+        if (send) {
+            boolean solicited = (flags & SendFlags.SOLICITED) != 0;
+            boolean inv = opcode == Opcode.SEND_WITH_INV.value();
+            int rdmap = inv ? (solicited ? OP_SEND_SE_INVALIDATE : OP_SEND_INVALIDATE)
+                    : (solicited ? OP_SEND_SE : OP_SEND);
+            started = connection.startSend(rdmap, inv ? RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET) : 0, gather,
+                    txLength);
+        } else {
+            started = connection.startTagged(false, RawMemory.getInt(slot + SendWr.RDMA_RKEY_OFFSET),
+                    RawMemory.getLong(slot + SendWr.RDMA_REMOTE_ADDR_OFFSET), gather, txLength);
+        }
+        if (!started) {
+            releaseSges();
+            return false;
+        }
+        txKind = TX_WQE;
+        return true;
+    }
+
+    private boolean startReadResponse(int i) {
+        int length = irqLength[i];
+        SoftMemoryRegion mr = null;
+        long addr = 0;
+        if (length > 0) {
+            try {
+                mr = stags.resolve(irqSourceStag[i], irqSourceOffset[i], length, Access.REMOTE_READ, pd);
+                addr = mr.addressOf(irqSourceOffset[i]);
+            } catch (TaggedAccessException e) {
+                // deregistered since the request was checked
+                termLayer = LAYER_RDMAP;
+                termType = RDMAP_REMOTE_PROTECTION;
+                termCode = e.error().rdmapCode();
+                termEvent = AsyncEventType.QP_REQ_ERR;
+                termHeader.clear().limit(0);
+                txFailure = "Read Request refused: " + e.getMessage();
+                return false;
+            }
+        }
+        sgeAddr[0] = addr;
+        sgeLen[0] = length;
+        sgeRegion[0] = mr;
+        sgeCount = length > 0 ? 1 : 0;
+        if (!connection.startTagged(true, irqSinkStag[i], irqSinkOffset[i], gather, length)) {
+            releaseSges();
+            return false;
+        }
+        txKind = TX_READ_RESPONSE;
+        return true;
+    }
+
+    private void finishTransmit() {
+        int kind = txKind;
+        txKind = TX_NONE;
+        releaseSges();
+        if (kind == TX_READ_RESPONSE) {
+            irqHead.set(irqHead.get() + 1);
+        } else if (kind == TX_WQE) {
+            long slot = sq.peek();
+            int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
+            if ((RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET) & SendFlags.SIGNALED) != 0) {
+                sendCq.complete(RawMemory.getLong(slot + WR_ID), OK,
+                        opcode == Opcode.RDMA_WRITE.value() ? WC_WRITE : WC_SEND, txLength, 0, qpNumber, 0, false);
+            }
+            sq.pop();
+        }
+    }
+
+    private void releaseSges() {
+        for (int j = 0; j < sgeCount; j++) {
+            SoftMemoryRegion mr = sgeRegion[j];
+            if (mr != null) {
+                mr.leave();
+                sgeRegion[j] = null;
+            }
+        }
+        sgeCount = 0;
+    }
+
+    private void gatherCopy(long messageOffset, long destination, int length) {
+        long off = messageOffset;
+        long to = destination;
+        int left = length;
+        for (int j = 0; j < sgeCount && left > 0; j++) {
+            int l = sgeLen[j];
+            if (off >= l) {
+                off -= l;
+                continue;
+            }
+            int n = (int) Math.min(l - off, left);
+            RawMemory.copy(sgeAddr[j] + off, to, n);
+            to += n;
+            left -= n;
+            off = 0;
+        }
+    }
+
+    /**
+     * Invalidates a region of this QP's PD by its STag.
+     *
+     * @return 0 when done, 1 when no region has the STag, 2 when it is another PD's
+     */
+    private int invalidation(int stag) {
+        try {
+            SoftMemoryRegion mr = stags.resolve(stag, 0, 0, 0, pd);
+            mr.leave();
+        } catch (TaggedAccessException e) {
+            if (e.error() == TaggedAccessError.STAG_NOT_ASSOCIATED) {
+                return 2;
+            }
+            if (e.error() != TaggedAccessError.BASE_BOUNDS) {
+                return 1;
+            }
+            // a region registered at an address: offset 0 is outside it, but the STag and PD matched
+        }
+        stags.remove(stag);
+        return 0;
+    }
+
+    // =====================================================================================================
+    // receive
+    // =====================================================================================================
+
+    /**
+     * Delivers what the socket has, if this thread can take the receive side; never waits.
+     *
+     * @return the segments delivered, 0 when there were none or another thread receives
+     */
+    int progressReceive() {
+        if (ended.get() || !rxOwner.compareAndSet(false, true)) {
+            return 0;
+        }
+        int r;
+        String why = null;
+        try {
+            r = connection.poll(this);
+        } catch (WireException e) {
+            r = -1;
+            why = "refused the peer's bytes: " + e.getMessage();
+            termLayer = -2; // sent already by the connection
+            txEvent = AsyncEventType.QP_FATAL;
+        } catch (IOException | RuntimeException e) {
+            r = -1;
+            why = "the connection failed: " + e;
+        } finally {
+            rxOwner.set(false);
+        }
+        if (r < 0 && why == null) {
+            why = peerTermLayer >= 0 ? "the peer sent a Terminate (layer " + peerTermLayer + ", type " + peerTermType
+                    + ", code 0x" + Integer.toHexString(peerTermCode) + ")" : "the peer closed the connection";
+        }
+        if (r < 0 || termLayer != -1) {
+            if (why != null && txFailure == null) {
+                txFailure = why;
+            }
+            afterTokens();
+            return Math.max(r, 0);
+        }
+        if (r > 0) {
+            progressSend();
+        }
+        return r;
+    }
+
+    @Override
+    public void onTagged(int opcode, boolean last, int stag, long taggedOffset, ByteBuffer payload) {
+        if (termLayer != -1 || ended.get()) {
+            return;
+        }
+        int length = payload.remaining();
+        boolean response = opcode == OP_READ_RESPONSE;
+        long orq = orqHead.get();
+        if (response && (orq == orqTail.get() || orqSinkStag[(int) (orq % orqWrId.length)] != stag)) {
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 16, AsyncEventType.QP_FATAL);
+            return;
+        }
+        if (length > 0) {
+            SoftMemoryRegion mr;
+            try {
+                mr = stags.resolve(stag, taggedOffset, length, response ? Access.LOCAL_WRITE : Access.REMOTE_WRITE,
+                        pd);
+            } catch (TaggedAccessException e) {
+                LOG.debug("{}: {} refused: {}", qp, response ? "Read Response" : "Write", e.getMessage());
+                if (response) { // our own sink: the Read fails locally, as in siw
+                    int i = (int) (orq % orqWrId.length);
+                    sendCq.complete(orqWrId[i], WcStatus.LOC_PROT_ERR.value(), WC_READ, 0, 0, qpNumber, 0, false);
+                    orqHead.set(orq + 1);
+                }
+                error(LAYER_DDP, DDP_TAGGED, e.error().ddpCode(), payload, 16, AsyncEventType.QP_ACCESS_ERR);
+                return;
+            }
+            try {
+                RawMemory.copy(RawMemory.addressOf(payload) + payload.position(), mr.addressOf(taggedOffset), length);
+            } finally {
+                mr.leave();
+            }
+        }
+        if (response && last) {
+            int i = (int) (orq % orqWrId.length);
+            if ((orqFlags[i] & SendFlags.SIGNALED) != 0) {
+                sendCq.complete(orqWrId[i], OK, WC_READ, orqLength[i], 0, qpNumber, 0, false);
+            }
+            orqHead.set(orq + 1);
+        }
+    }
+
+    @Override
+    public void onUntagged(int opcode, boolean last, int queue, int msn, int messageOffset, int invalidateStag,
+            ByteBuffer payload) {
+        if (termLayer != -1 || ended.get()) {
+            return;
+        }
+        if (opcode < OP_SEND || opcode > OP_SEND_SE_INVALIDATE) {
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 20, AsyncEventType.QP_FATAL);
+            return;
+        }
+        int length = payload.remaining();
+        if (messageOffset == 0 && !takeReceive()) {
+            LOG.debug("{}: a Send found no receive posted", qp);
+            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20, null);
+            return;
+        }
+        long wrId = RawMemory.getLong(currentReceive + WR_ID);
+        if ((long) messageOffset + length > receiveCapacity) {
+            receiveActive = false;
+            recvCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
+            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20, AsyncEventType.QP_FATAL);
+            return;
+        }
+        if (length > 0 && !place(messageOffset, payload, length)) {
+            receiveActive = false;
+            recvCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
+            error(LAYER_DDP, DDP_CATASTROPHIC, 0, payload, 20, AsyncEventType.QP_ACCESS_ERR);
+            return;
+        }
+        if (last) {
+            receiveActive = false;
+            int flags = 0;
+            int inv = 0;
+            int status = OK;
+            if (opcode == OP_SEND_INVALIDATE || opcode == OP_SEND_SE_INVALIDATE) {
+                int why = invalidation(invalidateStag);
+                if (why == 0) {
+                    flags = WcFlags.WITH_INV;
+                    inv = invalidateStag;
+                } else {
+                    // as siw: the receive fails, the peer gets "cannot invalidate" (protection: another PD's)
+                    status = WcStatus.REM_INV_REQ_ERR.value();
+                    error(LAYER_RDMAP, why == 2 ? RDMAP_REMOTE_PROTECTION : RDMAP_REMOTE_OPERATION,
+                            RDMAP_CANNOT_INVALIDATE, payload, 20, null);
+                }
+            }
+            recvCq.complete(wrId, status, WC_RECV, messageOffset + length, inv, qpNumber, flags,
+                    opcode == OP_SEND_SE || opcode == OP_SEND_SE_INVALIDATE);
+        }
+    }
+
+    /** Takes the oldest receive of the RQ or SRQ into {@link #currentReceive}; false when there is none. */
+    private boolean takeReceive() {
+        while (!rq.tryConsume()) {
+            Thread.onSpinWait(); // a flush of the queue, short
+        }
+        try {
+            long slot = rq.peek();
+            if (slot == 0) {
+                return false;
+            }
+            int n = RawMemory.getInt(slot + NUM_SGE);
+            RawMemory.copy(slot, currentReceive, RecvWr.WR_SIZE + (long) n * SGE_SIZE);
+            if (srq != null) {
+                srq.pop();
+            } else {
+                rq.pop();
+            }
+            long capacity = 0;
+            for (int j = 0; j < n; j++) {
+                capacity += RawMemory.getInt(currentReceive + RecvWr.WR_SIZE + (long) j * SGE_SIZE + SGE_LENGTH)
+                        & 0xffffffffL;
+            }
+            receiveCapacity = capacity;
+            receiveActive = true;
+            return true;
+        } finally {
+            rq.endConsume();
+        }
+    }
+
+    /** Copies a Send segment into the current receive's SGEs; false when an SGE's lkey is refused. */
+    private boolean place(int messageOffset, ByteBuffer payload, int length) {
+        long from = RawMemory.addressOf(payload) + payload.position();
+        long off = messageOffset;
+        int left = length;
+        int n = RawMemory.getInt(currentReceive + NUM_SGE);
+        for (int j = 0; j < n && left > 0; j++) {
+            long sge = currentReceive + RecvWr.WR_SIZE + (long) j * SGE_SIZE;
+            long l = RawMemory.getInt(sge + SGE_LENGTH) & 0xffffffffL;
+            if (off >= l) {
+                off -= l;
+                continue;
+            }
+            int c = (int) Math.min(l - off, left);
+            long addr = RawMemory.getLong(sge + SGE_ADDR) + off;
+            SoftMemoryRegion mr;
+            try {
+                mr = stags.resolve(RawMemory.getInt(sge + SGE_LKEY), addr, c, Access.LOCAL_WRITE, pd);
+            } catch (TaggedAccessException e) {
+                LOG.debug("{}: receive SGE refused: {}", qp, e.getMessage());
+                return false;
+            }
+            try {
+                RawMemory.copy(from, mr.addressOf(addr), c);
+            } finally {
+                mr.leave();
+            }
+            from += c;
+            left -= c;
+            off = 0;
+        }
+        return true;
+    }
+
+    @Override
+    public void onReadRequest(int msn, int sinkStag, long sinkOffset, int length, int sourceStag,
+            long sourceOffset) {
+        if (termLayer != -1 || ended.get()) {
+            return;
+        }
+        long t = irqTail.get();
+        if (t - irqHead.get() >= Math.max(ird, 0) || ird == 0) {
+            LOG.debug("{}: Read Request beyond IRD {}", qp, ird);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_CATASTROPHIC_STREAM, null, 0, null);
+            return;
+        }
+        if (length > 0) {
+            try {
+                stags.resolve(sourceStag, sourceOffset, length, Access.REMOTE_READ, pd).leave();
+            } catch (TaggedAccessException e) {
+                LOG.debug("{}: Read Request refused: {}", qp, e.getMessage());
+                error(LAYER_RDMAP, RDMAP_REMOTE_PROTECTION, e.error().rdmapCode(), null, 0,
+                        AsyncEventType.QP_REQ_ERR);
+                return;
+            }
+        }
+        int i = (int) (t % irqLength.length);
+        irqSinkStag[i] = sinkStag;
+        irqSinkOffset[i] = sinkOffset;
+        irqLength[i] = length;
+        irqSourceStag[i] = sourceStag;
+        irqSourceOffset[i] = sourceOffset;
+        irqTail.set(t + 1);
+    }
+
+    @Override
+    public void onTerminate(int layer, int errorType, int errorCode, ByteBuffer headerCopy) {
+        peerTermLayer = layer;
+        peerTermType = errorType;
+        peerTermCode = errorCode;
+    }
+
+    /** Records an error to report to the peer once the receive side is given back. */
+    private void error(int layer, int type, int code, ByteBuffer payload, int header, AsyncEventType event) {
+        termLayer = layer;
+        termType = type;
+        termCode = code;
+        termEvent = event;
+        termHeader.clear();
+        if (payload != null) {
+            int from = payload.position() - header - 2;
+            if (from >= 0) {
+                for (int k = 0; k < header + 2 && termHeader.hasRemaining(); k++) {
+                    termHeader.put(payload.get(from + k));
+                }
+            }
+        }
+        termHeader.flip();
+    }
+
+    // =====================================================================================================
+    // the end
+    // =====================================================================================================
+
+    /** Handles what a token holder recorded: sends the Terminate, if any, and ends the QP. */
+    private void afterTokens() {
+        int layer = termLayer;
+        if (layer >= 0) {
+            LOG.debug("{}: Terminate to the peer: layer {}, type {}, code 0x{}", qp, layer, termType,
+                    Integer.toHexString(termCode));
+            connection.terminate(layer, termType, termCode, termHeader); // never waits behind a half-sent message
+            end(termEvent, "sent a Terminate (layer " + layer + ", type " + termType + ", code 0x"
+                    + Integer.toHexString(termCode) + ")");
+        } else {
+            String why = txFailure;
+            end(txEvent, why == null ? "error" : why);
+        }
+    }
+
+    /** The time-out of a stalled transmit (for the progress thread). */
+    void endStalled() {
+        end(null, "the peer read nothing for " + timeoutNanos / 1_000_000L + " ms");
+    }
+
+    /**
+     * Ends the connection once: closes it, moves the QP to ERR (which flushes its work), raises the async event
+     * siw raises for the cause (QP_FATAL for a local failure or a malformed stream, QP_ACCESS_ERR for a refused
+     * placement, QP_REQ_ERR for a refused Read Request; none for a close or a Terminate received), runs the
+     * connection manager's {@code onEnd}.
+     *
+     * @param event the async event to raise, or null
+     * @param why   for the log
+     */
+    void end(AsyncEventType event, String why) {
+        end(event, why, true);
+    }
+
+    /**
+     * Ends the connection for a move to RESET: as {@link #end}, but the QP's queues are left to the reset, which
+     * forgets them without completions.
+     */
+    void endForReset() {
+        end(null, "the QP was reset", false);
+    }
+
+    private void end(AsyncEventType event, String why, boolean toError) {
+        if (!ended.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.debug("{}: connection ends: {}", qp, why);
+        connection.close();
+        ProgressEngine e = qp.softContext().progress();
+        if (e != null) {
+            e.wakeup();
+        }
+        if (toError) {
+            qp.failFromDataPath();
+        } else {
+            while (!sq.tryConsume()) {
+                Thread.onSpinWait();
+            }
+            try {
+                releaseSges(); // the regions of a message half sent
+                txKind = TX_NONE;
+            } finally {
+                sq.endConsume();
+            }
+        }
+        if (event != null) {
+            qp.softContext().raise(new AsyncEvent(event, qp, 0));
+        }
+        sendCq.detach(this);
+        recvCq.detach(this);
+        if (endRan.compareAndSet(false, true) && onEnd != null) {
+            try {
+                onEnd.run();
+            } catch (RuntimeException ex) {
+                LOG.warn("{}: the connection's onEnd failed", qp, ex);
+            }
+        }
+    }
+
+    /**
+     * For the flush of the send queue (holder of its token): gives back the regions of the message being sent,
+     * then completes the outstanding Reads with {@code WR_FLUSH_ERR} (the first with a remote error when the
+     * peer's Terminate was about it).
+     */
+    void flushSendSide() {
+        releaseSges();
+        txKind = TX_NONE;
+        while (!rxOwner.compareAndSet(false, true)) {
+            Thread.onSpinWait(); // a receive in progress, short
+        }
+        try {
+            boolean first = true;
+            for (long h = orqHead.get(); h != orqTail.get(); h++) {
+                int i = (int) (h % orqWrId.length);
+                int status = FLUSH;
+                if (first && peerTermLayer >= 0) {
+                    status = peerTermLayer == LAYER_RDMAP && peerTermType == RDMAP_REMOTE_PROTECTION
+                            || peerTermLayer == LAYER_DDP && peerTermType == DDP_TAGGED
+                            ? WcStatus.REM_ACCESS_ERR.value() : WcStatus.REM_OP_ERR.value();
+                }
+                first = false;
+                sendCq.complete(orqWrId[i], status, WC_READ, 0, 0, qpNumber, 0, false);
+            }
+            orqHead.set(orqTail.get());
+            irqHead.set(irqTail.get());
+        } finally {
+            rxOwner.set(false);
+        }
+    }
+
+    /** For the flush of the receive side: completes the receive being filled, if any, with WR_FLUSH_ERR. */
+    void flushReceiveSide() {
+        while (!rxOwner.compareAndSet(false, true)) {
+            Thread.onSpinWait();
+        }
+        try {
+            if (receiveActive) {
+                receiveActive = false;
+                recvCq.complete(RawMemory.getLong(currentReceive + WR_ID), FLUSH, WC_RECV, 0, 0, qpNumber, 0,
+                        false);
+            }
+        } finally {
+            rxOwner.set(false);
+        }
+    }
+}

@@ -1,0 +1,460 @@
+package org.verbs4j.softiwarp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.verbs4j.api.Access;
+import org.verbs4j.api.MemoryRegion;
+import org.verbs4j.api.Opcode;
+import org.verbs4j.api.QpState;
+import org.verbs4j.api.ReceiveRequests;
+import org.verbs4j.api.SendFlags;
+import org.verbs4j.api.SendRequests;
+import org.verbs4j.api.WcFlags;
+import org.verbs4j.api.WcOpcode;
+import org.verbs4j.api.WcStatus;
+import org.verbs4j.api.WorkCompletions;
+import org.verbs4j.api.internal.RawMemory;
+import org.verbs4j.softiwarp.wire.MpaSettings;
+
+/** Two connected soft QPs over loopback TCP: the bytes arrive where they should, and nowhere else. */
+class DataPathTest {
+    static final MpaSettings SETTINGS = MpaSettings.siwDefaults().withIrdOrd(4, 4).withTimeoutMillis(3000);
+    static final int MIB = 1 << 20;
+
+    private final SendRequests sends = SendRequests.allocate(8, 4);
+    private final ReceiveRequests recvs = ReceiveRequests.allocate(8, 4);
+    private final WorkCompletions wc = WorkCompletions.allocate(16);
+    private final java.util.List<AutoCloseable> toClose = new java.util.ArrayList<>();
+    private ConnectedPair pair;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        if (pair != null) {
+            pair.close();
+        }
+        sends.close();
+        recvs.close();
+        wc.close();
+    }
+
+    private ConnectedPair pair() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS);
+        return pair;
+    }
+
+    private MemoryRegion mr(ConnectedPair.Side s, int length, int access) {
+        MemoryRegion m = s.memory(length, access);
+        toClose.add(m);
+        return m;
+    }
+
+    private static void fill(MemoryRegion m, int seed) {
+        for (long i = 0; i < m.length(); i++) {
+            RawMemory.putByte(m.address() + i, (byte) (i * 31 + seed));
+        }
+    }
+
+    private static void assertFilled(MemoryRegion m, long at, int length, int seed, long srcAt) {
+        for (long i = 0; i < length; i++) {
+            byte want = (byte) ((srcAt + i) * 31 + seed);
+            if (RawMemory.getByte(m.address() + at + i) != want) {
+                throw new AssertionError("byte " + i + " differs");
+            }
+        }
+    }
+
+    private static void assertZero(MemoryRegion m) {
+        for (long i = 0; i < m.length(); i++) {
+            if (RawMemory.getByte(m.address() + i) != 0) {
+                throw new AssertionError("byte " + i + " was written");
+            }
+        }
+    }
+
+    private void postRecv(ConnectedPair.Side s, MemoryRegion m, long at, int length, long id) {
+        recvs.count(1).at(0).clear().wrId(id).sge(m, at, length);
+        if (s.srq != null) {
+            s.srq.postReceive(recvs);
+        } else {
+            s.qp.postReceive(recvs);
+        }
+    }
+
+    @Test
+    void sendsOfEverySizeArriveWholeWithTheirLength() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, MIB, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, MIB + 64, Access.LOCAL_WRITE);
+        fill(src, 7);
+        int[] sizes = {0, 1, 4096, 65536, 1448 * 3 + 5, MIB};
+        for (int size : sizes) {
+            RawMemory.zero(dst.address(), dst.length());
+            postRecv(p.b, dst, 0, (int) dst.length(), 1000 + size);
+            sends.count(1).at(0).clear().wrId(size).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(src, 0, size);
+            p.a.qp.postSend(sends);
+            p.a.await(wc, 1);
+            assertEquals(WcStatus.SUCCESS, wc.status(0));
+            assertEquals(WcOpcode.SEND, wc.opcode(0));
+            assertEquals(size, wc.wrId(0));
+            p.b.await(wc, 1);
+            assertEquals(WcStatus.SUCCESS, wc.status(0), "size " + size);
+            assertEquals(WcOpcode.RECV, wc.opcode(0));
+            assertEquals(1000 + size, wc.wrId(0));
+            assertEquals(size, wc.byteLength(0));
+            assertEquals(p.b.qp.qpNumber(), wc.qpNum(0));
+            assertFilled(dst, 0, size, 7, 0);
+            assertEquals(0, RawMemory.getByte(dst.address() + size), "nothing after the message");
+        }
+    }
+
+    @Test
+    void aWriteAndAReadOfOneMibMoveTheBytesWhileTheTargetNeverPolls() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion local = mr(p.a, MIB, Access.LOCAL_WRITE);
+        MemoryRegion back = mr(p.a, MIB, Access.LOCAL_WRITE);
+        MemoryRegion target = mr(p.b, MIB + 8192, ConnectedPair.ALL);
+        fill(local, 3);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .sge(local, 0, MIB).rdma(target.address() + 4096, target.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        assertEquals(WcStatus.SUCCESS, wc.status(0));
+        assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
+        // the Write completes when sent; the Read behind it on the same stream sees its bytes (iWARP orders them)
+        sends.count(1).at(0).clear().wrId(2).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .sge(back, 0, MIB).rdma(target.address() + 4096, target.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        assertEquals(WcStatus.SUCCESS, wc.status(0));
+        assertEquals(WcOpcode.RDMA_READ, wc.opcode(0));
+        assertEquals(2, wc.wrId(0));
+        assertEquals(MIB, wc.byteLength(0));
+        assertFilled(back, 0, MIB, 3, 0);
+        assertFilled(target, 4096, MIB, 3, 0);
+        for (int i = 0; i < 4096; i++) {
+            assertEquals(0, RawMemory.getByte(target.address() + i), "nothing before the Write's offset");
+            assertEquals(0, RawMemory.getByte(target.address() + 4096 + MIB + i), "nothing after it");
+        }
+        assertEquals(0, p.b.cq.poll(wc), "one-sided operations complete nothing at the target");
+    }
+
+    @Test
+    void severalSgesInlineAndAChainWithUnsignaledRequestsCompleteAsAsked() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, 8192, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 8192, ConnectedPair.ALL);
+        fill(src, 11);
+        for (int i = 0; i < 3; i++) {
+            recvs.count(1).at(0).clear().wrId(50 + i).sge(0, dst, i * 1024, 100).sge(1, dst, i * 1024 + 512, 400)
+                    .numSge(2);
+            p.b.qp.postReceive(recvs);
+        }
+        sends.count(4);
+        sends.at(0).clear().wrId(1).opcode(Opcode.SEND).sge(0, src, 0, 50).sge(1, src, 100, 50).sge(2, src, 200, 400)
+                .numSge(3); // 500 bytes over three SGEs, unsignaled
+        sends.at(1).clear().wrId(2).opcode(Opcode.SEND).flags(SendFlags.SIGNALED | SendFlags.INLINE)
+                .sge(src, 1000, 60);
+        sends.at(2).clear().wrId(3).opcode(Opcode.RDMA_WRITE).sge(src, 2000, 700)
+                .rdma(dst.address() + 4096, dst.rkey());
+        sends.at(3).clear().wrId(4).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(src, 3000, 0);
+        p.a.qp.postSend(sends);
+        RawMemory.fill(src.address() + 1000, 60, (byte) 0); // inline: taken at the post
+        p.a.await(wc, 2);
+        assertEquals(2, wc.wrId(0));
+        assertEquals(4, wc.wrId(1));
+        p.b.await(wc, 3);
+        assertEquals(500, wc.byteLength(0));
+        assertEquals(60, wc.byteLength(1));
+        assertEquals(0, wc.byteLength(2));
+        // message 1: src[0,50) src[100,150) src[200,600) scattered over dst[0,100) dst[512,912)
+        assertFilled(dst, 0, 50, 11, 0);
+        assertFilled(dst, 50, 50, 11, 100);
+        assertFilled(dst, 512, 400, 11, 200);
+        assertFilled(dst, 1024, 60, 11, 1000);
+        assertFilled(dst, 4096, 700, 11, 2000);
+        assertEquals(0, p.a.cq.poll(wc));
+    }
+
+    @Test
+    void readsBeyondTheOrdWaitInOrderAndAFenceWaitsForThem() throws Exception {
+        ConnectedPair p = new ConnectedPair(16, SETTINGS.withIrdOrd(1, 1));
+        pair = p;
+        MemoryRegion src = mr(p.b, 4096, ConnectedPair.ALL);
+        MemoryRegion dst = mr(p.a, 4096, Access.LOCAL_WRITE);
+        MemoryRegion dst2 = mr(p.b, 4096, Access.LOCAL_WRITE);
+        fill(src, 5);
+        postRecv(p.b, dst2, 0, 4096, 99);
+        sends.count(5);
+        for (int i = 0; i < 4; i++) {
+            sends.at(i).clear().wrId(i).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                    .sge(dst, i * 1024, 1024).rdma(src.address() + i * 1024, src.rkey());
+        }
+        sends.at(4).clear().wrId(4).opcode(Opcode.SEND).flags(SendFlags.SIGNALED | SendFlags.FENCE)
+                .sge(dst, 0, 4096);
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 5);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(WcStatus.SUCCESS, wc.status(i));
+            assertEquals(i, wc.wrId(i));
+        }
+        assertFilled(dst, 0, 4096, 5, 0);
+        p.b.await(wc, 1);
+        assertFilled(dst2, 0, 4096, 5, 0);
+    }
+
+    @Test
+    void aSolicitedSendWakesASolicitedOnlyChannelAndAnOrdinaryOneDoesNot() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, true, false, false);
+        ConnectedPair p = pair;
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 256, Access.LOCAL_WRITE);
+        postRecv(p.b, dst, 0, 64, 1);
+        postRecv(p.b, dst, 64, 64, 2);
+        p.b.cq.requestNotify(true);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).sge(src, 0, 8);
+        p.a.qp.postSend(sends);
+        // nobody polls B: its progress thread receives, and the channel must stay quiet
+        assertNull(p.b.channel.awaitEvent(300, TimeUnit.MILLISECONDS));
+        sends.at(0).clear().wrId(2).opcode(Opcode.SEND).flags(SendFlags.SOLICITED).sge(src, 0, 8);
+        p.a.qp.postSend(sends);
+        assertSame(p.b.cq, p.b.channel.awaitEvent(5, TimeUnit.SECONDS));
+        p.b.await(wc, 2);
+        assertEquals(1, wc.wrId(0));
+        assertEquals(2, wc.wrId(1));
+    }
+
+    @Test
+    void anSrqFeedsTheSendsAndRaisesItsLimit() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, false, true, false);
+        ConnectedPair p = pair;
+        java.util.concurrent.BlockingQueue<org.verbs4j.api.AsyncEvent> events =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        p.b.ctx.setAsyncEventListener(events::add);
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        fill(src, 1);
+        MemoryRegion dst = mr(p.b, 1024, Access.LOCAL_WRITE);
+        for (int i = 0; i < 4; i++) {
+            postRecv(p.b, dst, i * 64, 64, 10 + i);
+        }
+        p.b.srq.armLimit(3);
+        sends.count(2);
+        sends.at(0).clear().wrId(1).opcode(Opcode.SEND).sge(src, 0, 32);
+        sends.at(1).clear().wrId(2).opcode(Opcode.SEND).sge(src, 0, 16);
+        p.a.qp.postSend(sends);
+        p.b.await(wc, 2);
+        assertEquals(10, wc.wrId(0));
+        assertEquals(11, wc.wrId(1));
+        assertEquals(16, wc.byteLength(1));
+        assertFilled(dst, 64, 16, 1, 0);
+        org.verbs4j.api.AsyncEvent e = events.poll(5, TimeUnit.SECONDS);
+        assertEquals(org.verbs4j.api.AsyncEventType.SRQ_LIMIT_REACHED, e.type());
+    }
+
+    @Test
+    void aSendWithInvalidateInvalidatesTheRegion() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 64, Access.LOCAL_WRITE);
+        MemoryRegion exposed = mr(p.b, 64, ConnectedPair.ALL);
+        postRecv(p.b, dst, 0, 64, 1);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND_WITH_INV).immData(Integer.reverseBytes(exposed.rkey()))
+                .sge(src, 0, 8);
+        p.a.qp.postSend(sends);
+        p.b.await(wc, 1);
+        assertEquals(WcStatus.SUCCESS, wc.status(0));
+        assertEquals(WcFlags.WITH_INV, wc.flags(0) & WcFlags.WITH_INV);
+        // invalidated_rkey shares imm_data's place in host order (the API has no accessor of its own for it)
+        assertEquals(exposed.rkey(), Integer.reverseBytes(wc.immData(0)));
+        SoftProtectionDomain pd = (SoftProtectionDomain) p.b.pd;
+        assertThrows(TaggedAccessException.class, () -> pd.softContext().softDevice().stags()
+                .resolve(exposed.rkey(), exposed.address(), 1, Access.REMOTE_WRITE, pd));
+    }
+
+    @Test
+    void bothSidesWritingAndReadingAtOnceNeverDeadlock() throws Exception {
+        ConnectedPair p = pair();
+        int size = 1 << 19;
+        MemoryRegion la = mr(p.a, 2 * size, ConnectedPair.ALL);
+        MemoryRegion lb = mr(p.b, 2 * size, ConnectedPair.ALL);
+        fill(la, 21);
+        fill(lb, 22);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < 2; t++) {
+            ConnectedPair.Side me = t == 0 ? p.a : p.b;
+            MemoryRegion mine = t == 0 ? la : lb;
+            MemoryRegion theirs = t == 0 ? lb : la;
+            threads[t] = new Thread(() -> {
+                try (SendRequests s = SendRequests.allocate(2, 1); WorkCompletions w = WorkCompletions.allocate(4)) {
+                    for (int i = 0; i < 8; i++) {
+                        // write my first half into their second half, read their first half into my second half
+                        s.count(2);
+                        s.at(0).clear().wrId(2 * i).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                                .sge(mine, 0, size).rdma(theirs.address() + size, theirs.rkey());
+                        s.at(1).clear().wrId(2 * i + 1).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                                .sge(mine, size, size).rdma(theirs.address(), theirs.rkey());
+                        me.qp.postSend(s);
+                        me.await(w, 2);
+                        if (!w.ok(0) || !w.ok(1)) {
+                            throw new AssertionError(w.status(0) + " " + w.status(1));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join(20_000);
+            assertTrue(!t.isAlive(), "finished");
+        }
+        assertNull(failure.get());
+        assertFilled(lb, size, size, 21, 0);
+        assertFilled(la, size, size, 22, 0);
+    }
+
+    @Test
+    void withCrcTheBytesArriveTooAndAQueryTellsTheNegotiatedOrdAndIrd() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS.withCrcRequired(true).withIrdOrd(3, 2));
+        ConnectedPair p = pair;
+        assertTrue(p.a.qp.connection().crcEnabled());
+        org.verbs4j.api.QpAttributes q = p.a.qp.query(org.verbs4j.api.QpAttrMask.ALL);
+        assertEquals(p.a.qp.connection().ord(), q.maxRdAtomic(), "ORD");
+        assertEquals(p.a.qp.connection().ird(), q.maxDestRdAtomic(), "IRD");
+        assertEquals(p.b.qp.connection().ird(), q.maxRdAtomic(), "A's ORD is B's IRD");
+        MemoryRegion src = mr(p.a, 70_000, ConnectedPair.ALL);
+        MemoryRegion dst = mr(p.b, 70_000, ConnectedPair.ALL);
+        fill(src, 9);
+        postRecv(p.b, dst, 0, 70_000, 1);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).sge(src, 0, 70_000);
+        p.a.qp.postSend(sends);
+        p.b.await(wc, 1);
+        assertEquals(70_000, wc.byteLength(0));
+        assertFilled(dst, 0, 70_000, 9, 0);
+        RawMemory.zero(src.address(), 70_000);
+        sends.at(0).clear().wrId(2).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(src, 0, 70_000)
+                .rdma(dst.address(), dst.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        assertEquals(WcStatus.SUCCESS, wc.status(0));
+        assertFilled(src, 0, 70_000, 9, 0);
+    }
+
+    @Test
+    void aSignalAllQpCompletesEveryRequest() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, false, false, true);
+        ConnectedPair p = pair;
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 64, ConnectedPair.ALL);
+        sends.count(2);
+        sends.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).sge(src, 0, 8).rdma(dst.address(), dst.rkey());
+        sends.at(1).clear().wrId(2).opcode(Opcode.RDMA_READ).sge(src, 8, 8).rdma(dst.address(), dst.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 2);
+        assertEquals(1, wc.wrId(0));
+        assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
+        assertEquals(2, wc.wrId(1));
+        assertEquals(WcOpcode.RDMA_READ, wc.opcode(1));
+    }
+
+    @Test
+    void sendsPostedByFourThreadsAtOnceArriveEachInItsOrder() throws Exception {
+        int perThread = 500;
+        int threads = 4;
+        pair = new ConnectedPair(threads * perThread, SETTINGS);
+        ConnectedPair p = pair;
+        MemoryRegion dst = mr(p.b, threads * perThread * 8, Access.LOCAL_WRITE);
+        for (int i = 0; i < threads * perThread; i++) {
+            postRecv(p.b, dst, i * 8L, 8, i);
+        }
+        MemoryRegion src = mr(p.a, threads * 8, Access.LOCAL_WRITE);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread[] posters = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            int me = t;
+            posters[t] = new Thread(() -> {
+                try (SendRequests s = SendRequests.allocate(1, 1)) {
+                    for (int i = 0; i < perThread; i++) {
+                        s.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).flags(SendFlags.INLINE)
+                                .sge(src, me * 8L, 8);
+                        RawMemory.putInt(src.address() + me * 8L, me);
+                        RawMemory.putInt(src.address() + me * 8L + 4, i); // inline: taken at the post
+                        while (true) {
+                            try {
+                                p.a.qp.postSend(s);
+                                break;
+                            } catch (org.verbs4j.api.PostException full) {
+                                Thread.onSpinWait();
+                            }
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            posters[t].start();
+        }
+        int[] next = new int[threads];
+        try (WorkCompletions w = WorkCompletions.allocate(64)) {
+            int got = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (got < threads * perThread && System.nanoTime() < deadline) {
+                int n = p.b.cq.poll(w);
+                for (int j = 0; j < n; j++) {
+                    assertEquals(WcStatus.SUCCESS, w.status(j));
+                    assertEquals(got + j, w.wrId(j), "receives complete in order");
+                    long at = dst.address() + w.wrId(j) * 8;
+                    int thread = RawMemory.getInt(at);
+                    assertEquals(next[thread]++, RawMemory.getInt(at + 4), "thread " + thread + "'s order");
+                }
+                got += n;
+            }
+            assertEquals(threads * perThread, got);
+        }
+        for (Thread t : posters) {
+            t.join(5000);
+        }
+        assertNull(failure.get());
+    }
+
+    @Test
+    void twoQpsOfOneContextShareItsProgressThreadWithoutWaitingForEachOther() throws Exception {
+        try (org.verbs4j.api.DeviceContext ctx = SoftIwarp.devices().get(0).open()) {
+            ConnectedPair p = new ConnectedPair(ctx, 16, SETTINGS, false, false, false);
+            try {
+                MemoryRegion la = p.a.memory(MIB, Access.LOCAL_WRITE);
+                MemoryRegion lb = p.b.memory(2 * MIB, ConnectedPair.ALL);
+                try {
+                    fill(la, 13);
+                    sends.count(2);
+                    sends.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).sge(la, 0, MIB)
+                            .rdma(lb.address(), lb.rkey());
+                    sends.at(1).clear().wrId(2).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                            .sge(la, 0, MIB).rdma(lb.address(), lb.rkey());
+                    p.a.qp.postSend(sends);
+                    // only A polls, and only for its Read: B's side is the shared progress thread's
+                    p.a.await(wc, 1);
+                    assertEquals(WcStatus.SUCCESS, wc.status(0));
+                    assertFilled(lb, 0, MIB, 13, 0);
+                    assertFilled(la, 0, MIB, 13, 0);
+                } finally {
+                    la.close();
+                    lb.close();
+                }
+            } finally {
+                p.close();
+            }
+        }
+    }
+}
