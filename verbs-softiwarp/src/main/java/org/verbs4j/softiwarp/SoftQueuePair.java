@@ -362,8 +362,98 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         return "QueuePair";
     }
 
+    // ---- placeholder: establish/disconnect (replaced by the data path) ----
+
+    private final Object link = new Object();
+    private org.verbs4j.softiwarp.wire.MpaConnection connection;
+    private Runnable onEnd;
+    private boolean ended;
+
+    /**
+     * Binds an established MPA stream to this QP and moves it to RTS; legal from INIT or RTR, else EINVAL. The QP
+     * owns the connection from now on. onEnd runs exactly once, after the QP moved to ERR (peer closed,
+     * {@link #disconnect()}, QP destroyed). Placeholder: moves no data; a watcher thread notices the peer's close.
+     */
+    void establish(org.verbs4j.softiwarp.wire.MpaConnection c, Runnable end) {
+        enter();
+        try {
+            synchronized (link) {
+                QpState s = attributes.state();
+                if (connection != null || (s != QpState.INIT && s != QpState.RTR)) {
+                    throw new VerbsException("establish", Errno.EINVAL, this + " is in " + s
+                            + (connection != null ? " and connected already" : "") + ", not INIT or RTR");
+                }
+                if (s == QpState.INIT) {
+                    attributes.modify(new org.verbs4j.api.QpAttributes().state(QpState.RTR)
+                            .maxDestRdAtomic(Math.min(c.ird(), SiwAttributes.MAX_IRD)));
+                }
+                attributes.modify(new org.verbs4j.api.QpAttributes().state(QpState.RTS)
+                        .maxRdAtomic(Math.min(c.ord(), SiwAttributes.MAX_ORD)));
+                connection = c;
+                onEnd = end;
+            }
+        } finally {
+            leave();
+        }
+        Thread watcher = new Thread(() -> watch(c), "jsiw-qp" + qpNumber + "-placeholder");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    private void watch(org.verbs4j.softiwarp.wire.MpaConnection c) {
+        org.verbs4j.softiwarp.wire.FpduSink ignore = new org.verbs4j.softiwarp.wire.FpduSink() {
+            @Override
+            public void onTagged(int opcode, boolean last, int stag, long to, java.nio.ByteBuffer payload) {
+            }
+
+            @Override
+            public void onUntagged(int opcode, boolean last, int queue, int msn, int mo, int inv,
+                    java.nio.ByteBuffer payload) {
+            }
+
+            @Override
+            public void onReadRequest(int msn, int sinkStag, long sinkTo, int length, int srcStag, long srcTo) {
+            }
+
+            @Override
+            public void onTerminate(int layer, int type, int code, java.nio.ByteBuffer header) {
+            }
+        };
+        try {
+            while (true) {
+                synchronized (link) {
+                    if (ended || c.poll(ignore) < 0) {
+                        break;
+                    }
+                }
+                Thread.sleep(2);
+            }
+        } catch (java.io.IOException | RuntimeException | InterruptedException e) {
+            // the stream ended
+        }
+        disconnect();
+    }
+
+    /** The local rdma_disconnect: QP to ERR, connection closed, onEnd runs. Idempotent, any thread. */
+    void disconnect() {
+        Runnable r;
+        synchronized (link) {
+            if (ended || connection == null) {
+                return;
+            }
+            ended = true;
+            attributes.fail();
+            connection.close();
+            r = onEnd;
+        }
+        if (r != null) {
+            r.run();
+        }
+    }
+
     @Override
     protected void destroy() {
+        disconnect();
         sq.free();
         rq.free();
         pd.softContext().softDevice().releaseQpNumber();
