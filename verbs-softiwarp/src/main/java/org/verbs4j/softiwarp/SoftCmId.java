@@ -234,6 +234,9 @@ final class SoftCmId extends AbstractResource implements CmId {
                 closeQuietly(ch);
                 return;
             }
+            if (tos >= 0) {
+                ch.setOption(StandardSocketOptions.IP_TOS, tos); // a listener's TOS is inherited by its connections
+            }
             MpaConnection.Incoming in = MpaConnection.awaitRequest(ch, mgr.settings());
             if (in.privateData().length > ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX) {
                 LOG.warn("listener {}: request from {} carries {} bytes of private data, more than rdma_cm takes: "
@@ -454,7 +457,7 @@ final class SoftCmId extends AbstractResource implements CmId {
                 return c.peerPrivateData();
             } catch (IOException e) {
                 closeQuietly(ch);
-                throw connectFailed(e, timeout);
+                throw connectFailed(e, timeout, deadline - System.nanoTime() > 1_000_000);
             } catch (RuntimeException e) {
                 closeQuietly(ch);
                 if (c != null) {
@@ -499,7 +502,7 @@ final class SoftCmId extends AbstractResource implements CmId {
                 long left = (deadline - System.nanoTime()) / 1_000_000;
                 if (left <= 0) {
                     throw new CmException("rdma_connect", null, 0, "no RDMA_CM_EVENT_ESTABLISHED within "
-                            + timeout.toMillis() + " ms (" + peer + ": no TCP connection)", "is the peer's host up?");
+                            + millis(timeout) + " ms (" + peer + ": no TCP connection)", "is the peer's host up?");
                 }
                 sel.select(Math.min(left, 100));
                 sel.selectedKeys().clear();
@@ -510,7 +513,8 @@ final class SoftCmId extends AbstractResource implements CmId {
         }
     }
 
-    private CmException connectFailed(IOException e, Duration timeout) {
+    /** The exception for a failed connect; {@code timeLeft}: the call's time-out has not expired. */
+    private CmException connectFailed(IOException e, Duration timeout, boolean timeLeft) {
         synchronized (lock) {
             if (closing != null) {
                 return closedException("rdma_connect");
@@ -525,9 +529,14 @@ final class SoftCmId extends AbstractResource implements CmId {
                 return new CmRejectedException("rdma_connect", REJECT_STATUS, w.privateData(), peer.toString(),
                         "the peer's application rejected the connection; its private data says why");
             }
+            if (w.error() == WireError.MPA_TIMEOUT && timeLeft) {
+                return new CmException("rdma_connect", CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, peer
+                        + ": no MPA Reply within " + SoftConnectionManager.INITIATOR_MPA_TIMEOUT_MS
+                        + " ms (siw's MPAREQ time-out)", "is the peer an iWARP listener that accepts?");
+            }
             if (w.error() == WireError.MPA_TIMEOUT) {
                 return new CmException("rdma_connect", null, 0, "no RDMA_CM_EVENT_ESTABLISHED within "
-                        + timeout.toMillis() + " ms (" + peer + ": no MPA Reply)", "is the peer an iWARP listener?");
+                        + millis(timeout) + " ms (" + peer + ": no MPA Reply)", "is the peer an iWARP listener?");
             }
             if (w.error() == WireError.CONNECTION_CLOSED) {
                 return new CmRejectedException("rdma_connect", -Errno.ECONNRESET, null, peer
@@ -726,12 +735,20 @@ final class SoftCmId extends AbstractResource implements CmId {
         return now + Math.min(Math.max(nanos, 0), Long.MAX_VALUE / 4);
     }
 
+    private static long millis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
     /** One wait on the monitor (held): throws when closed or past the deadline. */
     private void waitUntil(long deadline, Duration timeout, String verb, String what) {
         checkClosing(verb);
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-            throw new CmException(verb, null, 0, "no " + what + " within " + timeout.toMillis() + " ms"
+            throw new CmException(verb, null, 0, "no " + what + " within " + millis(timeout) + " ms"
                     + (peer == null ? "" : " (" + peer + ")"), null);
         }
         try {

@@ -166,6 +166,24 @@ class SoftConnectionManagerTest {
     }
 
     @Test
+    void crcAskedForByTheInitiatorIsGranted() throws Exception {
+        clientCm.settings(clientCm.settings().withCrcRequired(true));
+        SoftCmId l = listener();
+        CompletableFuture<ConnectionRequest> srv = acceptOne(l, params("crc", 1, 1));
+        CmId id = activeTo(l);
+        assertEquals("crc", text(id.connect(params("", 1, 1), T)));
+        srv.get(5, TimeUnit.SECONDS);
+        assertEquals(QpState.RTS, id.queuePair().state());
+    }
+
+    @Test
+    void rdmaGivesThisManagerWhenSoftiwarpIsTheOnlyBackend() {
+        try (org.verbs4j.api.cm.ConnectionManager cm = org.verbs4j.api.Rdma.connectionManager()) {
+            assertTrue(cm instanceof SoftConnectionManager, cm.toString());
+        }
+    }
+
+    @Test
     void rejectCarriesPrivateData() throws Exception {
         SoftCmId l = listener();
         CompletableFuture<Void> srv = CompletableFuture.runAsync(() -> {
