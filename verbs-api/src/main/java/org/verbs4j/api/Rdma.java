@@ -151,8 +151,9 @@ public final class Rdma {
      * whose device owns its address: the first {@link org.verbs4j.api.cm.CmId#bind bind} or
      * {@link org.verbs4j.api.cm.CmId#resolveAddress resolveAddress} picks the backend with a device on the
      * interface of the local (or source) address, e.g. the software iWARP device {@code jsiw_lo} for 127.0.0.1 and
-     * libibverbs' for the address of an RDMA NIC; the highest-priority backend takes the wildcard and addresses no
-     * device owns. Each backend's own manager (libibverbs': an event channel and its thread) is made on first use.
+     * libibverbs' for the address of an RDMA NIC; the highest-priority backend that has a device takes the wildcard
+     * and addresses no device owns (bind a device's address to choose). Each backend's own manager (libibverbs':
+     * an event channel and its thread) is made on first use.
      *
      * @return the connection manager
      */

@@ -17,7 +17,7 @@ import org.verbs4j.api.spi.VerbsBackend;
  * ({@link RoutedCmId}) take their backend from their first address, as rdma_cm takes an id's device from it. A
  * {@link CmId#bind} or {@link CmId#resolveAddress} goes to the backend that has a device on the interface owning
  * the local (or the source) address, the first such backend in priority order; an address no device owns, and the
- * wildcard, go to the highest-priority backend. Each backend's own connection manager is made on first use (so a
+ * wildcard, go to the highest-priority backend that has a device. Each backend's own connection manager is made on first use (so a
  * program that uses only software devices never starts libibverbs' rdma_cm event thread) and closed with this one.
  */
 final class RoutedConnectionManager implements ConnectionManager {
@@ -54,16 +54,28 @@ final class RoutedConnectionManager implements ConnectionManager {
         return id;
     }
 
-    /** {@return the backend whose device owns the local address {@code address}; the first one when none does} */
+    /**
+     * The backend whose device owns the local address {@code address}; for the wildcard (null) and an address no
+     * device owns, the first backend that has a device at all (libibverbs without RDMA devices takes no ids), else
+     * the first.
+     *
+     * @param address a local address, or null for the wildcard
+     * @return the backend
+     */
     VerbsBackend backendFor(InetAddress address) {
         String netdev = address == null ? null : LocalRoutes.interfaceOf(address);
-        if (netdev != null && backends.size() > 1) {
+        if (netdev != null) {
             for (VerbsBackend b : backends) {
                 for (RdmaDevice d : b.devices()) {
                     if (d.netDevices().contains(netdev)) {
                         return b;
                     }
                 }
+            }
+        }
+        for (VerbsBackend b : backends) {
+            if (!b.devices().isEmpty()) {
+                return b;
             }
         }
         return backends.get(0);

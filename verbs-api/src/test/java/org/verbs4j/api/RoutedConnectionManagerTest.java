@@ -294,6 +294,16 @@ class RoutedConnectionManagerTest {
     }
 
     @Test
+    void theWildcardSkipsABackendWithoutDevices() {
+        Backend noDevices = new Backend("jnr", 100);
+        ConnectionManager cm = Rdma.connectionManager(List.of(noDevices, soft));
+        cm.createId().bind(new InetSocketAddress(7471));
+        assertEquals(1, soft.made.size());
+        assertTrue(noDevices.made.isEmpty());
+        cm.close();
+    }
+
+    @Test
     void theFirstBackendInPriorityOrderWinsWhenBothOwnTheInterface() {
         Backend kernelOnLo = new Backend("jnr", 100, LO_IF);
         ConnectionManager cm = Rdma.connectionManager(List.of(kernelOnLo, soft));

@@ -46,8 +46,8 @@ import org.verbs4j.softiwarp.wire.WireError;
 import org.verbs4j.softiwarp.wire.WireException;
 
 /**
- * An rdma_cm id of the software iWARP devices ({@link SoftConnectionManager}): a listener (a TCP server socket,
- * one accepting thread, a handshake thread per connection until its MPA Request arrived), an active id (TCP
+ * An rdma_cm id of the software iWARP devices ({@link SoftConnectionManager}): a listener (TCP server sockets on
+ * the bound address, or on every address of the devices' interfaces for the wildcard; one accepting thread, a handshake thread per connection until its MPA Request arrived), an active id (TCP
  * connect, MPA Request, Reply) or a request's id (MPA Reply or reject). Once the handshake is done the stream
  * belongs to the queue pair ({@link SoftQueuePair#establish}), which says when it ends.
  *
@@ -79,7 +79,8 @@ final class SoftCmId extends AbstractResource implements CmId {
     private volatile int tos = -1;
 
     // listener (under lock)
-    private ServerSocketChannel server;
+    private List<ServerSocketChannel> servers;
+    private Selector acceptSelector;
     private Thread acceptor;
     private ThreadPoolExecutor handshakes;
     private final ArrayDeque<Pending> requests = new ArrayDeque<>();
@@ -154,7 +155,7 @@ final class SoftCmId extends AbstractResource implements CmId {
         enter();
         try {
             synchronized (lock) {
-                if (server != null) {
+                if (servers != null) {
                     throw new CmException("rdma_listen", Errno.EINVAL, "listening already on " + local, null);
                 }
                 if (fromRequest || connected || connecting != null) {
@@ -163,27 +164,73 @@ final class SoftCmId extends AbstractResource implements CmId {
                 if (local == null) {
                     local = new InetSocketAddress(0); // rdma_listen on an unbound id: the wildcard, a free port
                 }
-                ServerSocketChannel s = null;
+                List<InetAddress> at = listenAddresses(local.getAddress());
+                if (at.isEmpty()) {
+                    throw new CmException("rdma_listen", Errno.ENODEV, "no software iWARP device has an address to "
+                            + "listen on (" + local + ")", "add a device on an interface with an address");
+                }
+                List<ServerSocketChannel> open = new ArrayList<>();
+                Selector sel = null;
+                int port = local.getPort();
                 try {
-                    s = ServerSocketChannel.open();
-                    s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-                    s.bind(local, Math.max(1, backlog));
-                    local = (InetSocketAddress) s.getLocalAddress();
+                    sel = Selector.open();
+                    for (InetAddress a : at) {
+                        ServerSocketChannel ch = ServerSocketChannel.open();
+                        open.add(ch);
+                        ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                        ch.bind(new InetSocketAddress(a, port), Math.max(1, backlog));
+                        port = ((InetSocketAddress) ch.getLocalAddress()).getPort(); // port 0: the first one's for all
+                        ch.configureBlocking(false);
+                        ch.register(sel, SelectionKey.OP_ACCEPT);
+                    }
                 } catch (IOException e) {
-                    closeQuietly(s);
+                    open.forEach(SoftCmId::closeQuietly);
+                    closeQuietly(sel);
                     throw new CmException("rdma_listen", e.getMessage() != null && e.getMessage().contains("in use")
                             ? Errno.EADDRINUSE : Errno.EINVAL, local + ": " + e, "is another listener on that port?");
                 }
-                server = s;
+                local = new InetSocketAddress(local.getAddress(), port);
+                servers = open;
+                acceptSelector = sel;
                 handshakes = new ThreadPoolExecutor(0, MAX_HANDSHAKES, 1, TimeUnit.SECONDS, new SynchronousQueue<>(),
                         r -> daemon(r, "jsiw-cm-mpa-" + local.getPort()));
                 acceptor = daemon(this::acceptLoop, "jsiw-cm-listen-" + local.getPort());
                 acceptor.start();
-                LOG.debug("listening on {}", local);
+                LOG.debug("listening on {} ({})", local, at);
             }
         } finally {
             leave();
         }
+    }
+
+    /**
+     * Where a listener bound to {@code address} listens: that address, or for the wildcard the addresses of the
+     * software devices' interfaces (IPv4 ones for 0.0.0.0, all for ::), as siw's wildcard listener binds to its
+     * netdev's addresses only, so a kernel RDMA device's listener on another interface may take the same port.
+     */
+    private static List<InetAddress> listenAddresses(InetAddress address) {
+        if (!address.isAnyLocalAddress()) {
+            return List.of(address);
+        }
+        List<InetAddress> out = new ArrayList<>();
+        for (org.verbs4j.api.RdmaDevice d : SoftIwarp.devices()) {
+            try {
+                java.net.NetworkInterface ni = java.net.NetworkInterface.getByName(((SoftIwarpDevice) d).netdev());
+                if (ni == null) {
+                    continue;
+                }
+                for (InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
+                    boolean v6 = a instanceof java.net.Inet6Address;
+                    if ((!v6 || address instanceof java.net.Inet6Address) && !a.isLinkLocalAddress()
+                            && !out.contains(a)) {
+                        out.add(a);
+                    }
+                }
+            } catch (java.net.SocketException e) {
+                LOG.debug("{}: {}", d.name(), e.toString());
+            }
+        }
+        return out;
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -192,33 +239,42 @@ final class SoftCmId extends AbstractResource implements CmId {
         return t;
     }
 
-    /** The listener's thread: accepts TCP connections and gives each to a handshake thread. */
+    /** The listener's thread: accepts TCP connections on its sockets and gives each to a handshake thread. */
     private void acceptLoop() {
-        ServerSocketChannel s;
+        Selector sel;
         ThreadPoolExecutor pool;
         synchronized (lock) {
-            s = server;
+            sel = acceptSelector;
             pool = handshakes;
         }
-        while (s.isOpen()) {
-            SocketChannel ch;
-            try {
-                ch = s.accept();
-            } catch (IOException e) {
-                if (s.isOpen()) {
-                    LOG.warn("listener {}: accept failed: {}", local, e.toString());
+        try {
+            while (sel.isOpen()) {
+                sel.select();
+                for (java.util.Iterator<SelectionKey> it = sel.selectedKeys().iterator(); it.hasNext(); ) {
+                    SelectionKey k = it.next();
+                    it.remove();
+                    SocketChannel ch = ((ServerSocketChannel) k.channel()).accept();
+                    if (ch != null) {
+                        dispatch(pool, ch);
+                    }
                 }
-                return;
             }
-            handshaking.add(ch);
-            try {
-                pool.execute(() -> handshake(ch));
-            } catch (RejectedExecutionException e) {
-                LOG.warn("listener {}: {} MPA handshakes in progress already; dropping {}", local, MAX_HANDSHAKES,
-                        remoteOf(ch));
-                handshaking.remove(ch);
-                closeQuietly(ch);
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            if (sel.isOpen()) {
+                LOG.warn("listener {}: accept failed: {}", local, e.toString());
             }
+        }
+    }
+
+    private void dispatch(ThreadPoolExecutor pool, SocketChannel ch) {
+        handshaking.add(ch);
+        try {
+            pool.execute(() -> handshake(ch));
+        } catch (RejectedExecutionException e) {
+            LOG.warn("listener {}: {} MPA handshakes in progress already; dropping {}", local, MAX_HANDSHAKES,
+                    remoteOf(ch));
+            handshaking.remove(ch);
+            closeQuietly(ch);
         }
     }
 
@@ -267,7 +323,7 @@ final class SoftCmId extends AbstractResource implements CmId {
         try {
             Pending p;
             synchronized (lock) {
-                if (server == null) {
+                if (servers == null) {
                     throw new IllegalStateException("awaitRequest needs listen() first");
                 }
                 while ((p = requests.poll()) == null) {
@@ -418,8 +474,8 @@ final class SoftCmId extends AbstractResource implements CmId {
             }
             SocketChannel ch;
             synchronized (lock) {
-                if (fromRequest || server != null || peer == null) {
-                    throw new IllegalStateException(fromRequest || server != null
+                if (fromRequest || servers != null || peer == null) {
+                    throw new IllegalStateException(fromRequest || servers != null
                             ? "connect is for an active id, not a listener or a request's id"
                             : "connect needs resolveAddress and resolveRoute first");
                 }
@@ -805,14 +861,16 @@ final class SoftCmId extends AbstractResource implements CmId {
      */
     @Override
     protected void destroy() {
-        ServerSocketChannel s;
+        List<ServerSocketChannel> s;
+        Selector sel;
         Thread t;
         ThreadPoolExecutor pool;
         List<Pending> untaken;
         MpaConnection.Incoming undecided;
         synchronized (lock) {
             closing = "the CmId was closed";
-            s = server;
+            s = servers;
+            sel = acceptSelector;
             t = acceptor;
             pool = handshakes;
             untaken = new ArrayList<>(requests);
@@ -825,7 +883,8 @@ final class SoftCmId extends AbstractResource implements CmId {
             q.close();
         }
         if (s != null) {
-            closeQuietly(s);
+            s.forEach(SoftCmId::closeQuietly);
+            closeQuietly(sel); // wakes the accepting thread
             pool.shutdownNow();
             for (SocketChannel ch : handshaking) {
                 closeQuietly(ch);
@@ -880,7 +939,7 @@ final class SoftCmId extends AbstractResource implements CmId {
 
     @Override
     public String toString() {
-        return "CmId[softiwarp" + (server != null ? ", listening on " + local : "")
+        return "CmId[softiwarp" + (servers != null ? ", listening on " + local : "")
                 + (peer != null ? ", " + local + " - " + peer : "") + (isClosed() ? ", closed" : "") + "]";
     }
 }

@@ -166,6 +166,28 @@ class SoftConnectionManagerTest {
     }
 
     @Test
+    void aWildcardListenerListensOnTheDevicesInterfacesOnly() throws Exception {
+        SoftCmId l = (SoftCmId) serverCm.createId();
+        l.bind(new InetSocketAddress(0));
+        assertThrows(IllegalStateException.class, l::context, "a wildcard id has no device");
+        l.listen(4);
+        int port = l.localAddress().getPort();
+        assertTrue(port > 0);
+        CompletableFuture<ConnectionRequest> srv = acceptOne(l, params("", 1, 1));
+        CmId id = activeTo(l);
+        id.connect(params("", 1, 1), T);
+        assertEquals(SoftIwarp.LOOPBACK_NAME, srv.get(5, TimeUnit.SECONDS).id().context().device().name());
+        // an address of an interface without a software device (eth0, if there is one) is not listened on
+        for (java.net.NetworkInterface ni : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
+                if (!ni.isLoopback() && a instanceof java.net.Inet4Address && SoftConnectionManager.deviceFor(a) == null) {
+                    assertThrows(java.net.ConnectException.class, () -> new Socket(a, port).close(), a.toString());
+                }
+            }
+        }
+    }
+
+    @Test
     void crcAskedForByTheInitiatorIsGranted() throws Exception {
         clientCm.settings(clientCm.settings().withCrcRequired(true));
         SoftCmId l = listener();
