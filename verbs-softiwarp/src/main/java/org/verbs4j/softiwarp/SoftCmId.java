@@ -77,6 +77,8 @@ final class SoftCmId extends AbstractResource implements CmId {
     private volatile boolean routeResolved;
     private volatile SoftQueuePair qp;
     private volatile int tos = -1;
+    private volatile int negotiatedIrd = -1;
+    private volatile int negotiatedOrd = -1;
 
     // listener (under lock)
     private List<ServerSocketChannel> servers;
@@ -649,6 +651,8 @@ final class SoftCmId extends AbstractResource implements CmId {
      * once, the QP's {@code max_dest_rd_atomic}), then {@link SoftQueuePair#establish}, which moves it to RTS.
      */
     private void establish(SoftQueuePair q, MpaConnection c) {
+        negotiatedIrd = c.ird();
+        negotiatedOrd = c.ord();
         if (q.state() == QpState.INIT) {
             q.modify(new QpAttributes().state(QpState.RTR).maxDestRdAtomic(Math.min(c.ird(), SiwAttributes.MAX_IRD)));
         }
@@ -775,6 +779,16 @@ final class SoftCmId extends AbstractResource implements CmId {
     /** {@return the local address: the bound one, the listener's (with its port), or the connection's source} */
     InetSocketAddress localAddress() {
         return local;
+    }
+
+    /** {@return the connection's IRD as negotiated by MPA (RDMA READs the peer may have outstanding here); -1 before} */
+    int negotiatedIrd() {
+        return negotiatedIrd;
+    }
+
+    /** {@return the connection's ORD as negotiated by MPA (RDMA READs this side may have outstanding); -1 before} */
+    int negotiatedOrd() {
+        return negotiatedOrd;
     }
 
     // ---- waits ----

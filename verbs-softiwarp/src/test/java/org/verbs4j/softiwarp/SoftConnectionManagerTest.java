@@ -28,7 +28,6 @@ import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.ProtectionDomain;
 import org.verbs4j.api.QpAttrMask;
-import org.verbs4j.api.QpAttributes;
 import org.verbs4j.api.QpInitAttributes;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
@@ -153,15 +152,17 @@ class SoftConnectionManagerTest {
         QueuePair s = req.id().queuePair();
         assertEquals(QpState.RTS, c.state());
         assertEquals(QpState.RTS, s.state());
-        // server: ORD = min(its initiator_depth 2, client IRD 4) = 2; IRD = client ORD 3 (min of the two offers)
+        // server: ORD = min(its initiator_depth 2, client IRD 4) = 2; IRD = client ORD 3 (the smaller offer)
         // client adopts the reply: IRD = server ORD 2, ORD = server IRD 3
-        // (the ORD checks need establish to apply the connection's ORD at RTS, as siw's RTS does)
-        QpAttributes ca = c.query(QpAttrMask.MAX_QP_RD_ATOMIC | QpAttrMask.MAX_DEST_RD_ATOMIC);
-        QpAttributes sa = s.query(QpAttrMask.MAX_QP_RD_ATOMIC | QpAttrMask.MAX_DEST_RD_ATOMIC);
-        assertEquals(2, ca.maxDestRdAtomic(), "client IRD");
-        assertEquals(3, sa.maxDestRdAtomic(), "server IRD");
-        assertEquals(3, ca.maxRdAtomic(), "client ORD");
-        assertEquals(2, sa.maxRdAtomic(), "server ORD");
+        SoftCmId ci = (SoftCmId) id;
+        SoftCmId si = (SoftCmId) req.id();
+        assertEquals(2, ci.negotiatedIrd(), "client IRD");
+        assertEquals(3, ci.negotiatedOrd(), "client ORD");
+        assertEquals(3, si.negotiatedIrd(), "server IRD");
+        assertEquals(2, si.negotiatedOrd(), "server ORD");
+        // the CM moves the QP to RTR with the IRD (max_dest_rd_atomic) before establish takes it to RTS
+        assertEquals(2, c.query(QpAttrMask.MAX_DEST_RD_ATOMIC).maxDestRdAtomic(), "client QP IRD");
+        assertEquals(3, s.query(QpAttrMask.MAX_DEST_RD_ATOMIC).maxDestRdAtomic(), "server QP IRD");
         assertFalse(id.isDisconnected());
     }
 
