@@ -4,22 +4,15 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,9 +39,8 @@ import org.verbs4j.softiwarp.wire.WireError;
 import org.verbs4j.softiwarp.wire.WireException;
 
 /**
- * An rdma_cm id of the software iWARP devices ({@link SoftConnectionManager}): a listener (TCP server sockets on
- * the bound address, or on every address of the devices' interfaces for the wildcard; one accepting thread, a handshake thread per connection until its MPA Request arrived), an active id (TCP
- * connect, MPA Request, Reply) or a request's id (MPA Reply or reject). Once the handshake is done the stream
+ * An rdma_cm id of the software iWARP devices ({@link SoftConnectionManager}): a listener ({@link SoftListener}),
+ * an active id (TCP connect, MPA Request, Reply) or a request's id (MPA Reply or reject). Once the handshake is done the stream
  * belongs to the queue pair ({@link SoftQueuePair#establish}), which says when it ends.
  *
  * <p>Every wait is on one monitor, bounded by its time-out; {@link #close()} ends it: a waiting
@@ -61,7 +53,6 @@ final class SoftCmId extends AbstractResource implements CmId {
     static final int REJECT_STATUS = -Errno.ECONNREFUSED;
     /** The most ULP private data siw carries in an MPA v2 frame (256 less the 4 IRD/ORD bytes). */
     static final int MPA_PRIVATE_DATA_MAX = 252;
-    private static final int MAX_HANDSHAKES = 64;
 
     private final SoftConnectionManager mgr;
     private final Object lock = new Object();
@@ -81,12 +72,8 @@ final class SoftCmId extends AbstractResource implements CmId {
     private volatile int negotiatedOrd = -1;
 
     // listener (under lock)
-    private List<ServerSocketChannel> servers;
-    private Selector acceptSelector;
-    private Thread acceptor;
-    private ThreadPoolExecutor handshakes;
-    private final ArrayDeque<Pending> requests = new ArrayDeque<>();
-    private final Set<SocketChannel> handshaking = ConcurrentHashMap.newKeySet();
+    private SoftListener listener;
+    private final ArrayDeque<SoftListener.Request> requests = new ArrayDeque<>();
 
     // connection (under lock)
     private SocketChannel connecting;
@@ -96,30 +83,25 @@ final class SoftCmId extends AbstractResource implements CmId {
     private volatile boolean disconnected;
     private String closing;
 
-    /** A received MPA Request waiting for {@link #awaitRequest}. */
-    private record Pending(MpaConnection.Incoming incoming, SoftIwarpDevice device, InetSocketAddress local,
-            InetSocketAddress remote) {
-    }
-
-    SoftCmId(SoftConnectionManager mgr, Pending request) {
+    SoftCmId(SoftConnectionManager mgr, SoftListener.Request request) {
         super(mgr);
         this.mgr = mgr;
         this.fromRequest = request != null;
         if (request != null) {
-            this.incoming = request.incoming;
-            this.requestIrd = Math.min(request.incoming.ird(), SiwAttributes.MAX_IRD);
-            this.requestOrd = Math.min(request.incoming.ord(), SiwAttributes.MAX_ORD);
-            this.local = request.local;
-            this.peer = request.remote;
+            this.incoming = request.incoming();
+            this.requestIrd = Math.min(request.incoming().ird(), SiwAttributes.MAX_IRD);
+            this.requestOrd = Math.min(request.incoming().ord(), SiwAttributes.MAX_ORD);
+            this.local = request.local();
+            this.peer = request.remote();
             this.routeResolved = true;
         } else {
             this.requestIrd = 0;
             this.requestOrd = 0;
         }
-        describeForLeakReport("software iWARP rdma_cm id" + (request != null ? " from " + request.remote : ""));
+        describeForLeakReport("software iWARP rdma_cm id" + (request != null ? " from " + request.remote() : ""));
         if (request != null) {
             try {
-                this.context = mgr.contextFor(request.device);
+                this.context = mgr.contextFor(request.device());
             } catch (RuntimeException e) {
                 abandon();
                 throw e;
@@ -157,164 +139,31 @@ final class SoftCmId extends AbstractResource implements CmId {
         enter();
         try {
             synchronized (lock) {
-                if (servers != null) {
+                if (listener != null) {
                     throw new CmException("rdma_listen", Errno.EINVAL, "listening already on " + local, null);
                 }
                 if (fromRequest || connected || connecting != null) {
                     throw new CmException("rdma_listen", Errno.EINVAL, "a connected id cannot listen", null);
                 }
-                if (local == null) {
-                    local = new InetSocketAddress(0); // rdma_listen on an unbound id: the wildcard, a free port
-                }
-                List<InetAddress> at = listenAddresses(local.getAddress());
-                if (at.isEmpty()) {
-                    throw new CmException("rdma_listen", Errno.ENODEV, "no software iWARP device has an address to "
-                            + "listen on (" + local + ")", "add a device on an interface with an address");
-                }
-                List<ServerSocketChannel> open = new ArrayList<>();
-                Selector sel = null;
-                int port = local.getPort();
-                try {
-                    sel = Selector.open();
-                    for (InetAddress a : at) {
-                        ServerSocketChannel ch = ServerSocketChannel.open();
-                        open.add(ch);
-                        ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-                        ch.bind(new InetSocketAddress(a, port), Math.max(1, backlog));
-                        port = ((InetSocketAddress) ch.getLocalAddress()).getPort(); // port 0: the first one's for all
-                        ch.configureBlocking(false);
-                        ch.register(sel, SelectionKey.OP_ACCEPT);
-                    }
-                } catch (IOException e) {
-                    open.forEach(SoftCmId::closeQuietly);
-                    closeQuietly(sel);
-                    throw new CmException("rdma_listen", e.getMessage() != null && e.getMessage().contains("in use")
-                            ? Errno.EADDRINUSE : Errno.EINVAL, local + ": " + e, "is another listener on that port?");
-                }
-                local = new InetSocketAddress(local.getAddress(), port);
-                servers = open;
-                acceptSelector = sel;
-                handshakes = new ThreadPoolExecutor(0, MAX_HANDSHAKES, 1, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                        r -> daemon(r, "jsiw-cm-mpa-" + local.getPort()));
-                acceptor = daemon(this::acceptLoop, "jsiw-cm-listen-" + local.getPort());
-                acceptor.start();
-                LOG.debug("listening on {} ({})", local, at);
+                // rdma_listen on an unbound id: the wildcard, a free port
+                listener = SoftListener.open(local == null ? new InetSocketAddress(0) : local, backlog, mgr.settings(),
+                        tos, this::offer);
+                local = listener.local();
             }
         } finally {
             leave();
         }
     }
 
-    /**
-     * Where a listener bound to {@code address} listens: that address, or for the wildcard the addresses of the
-     * software devices' interfaces (IPv4 ones for 0.0.0.0, all for ::), as siw's wildcard listener binds to its
-     * netdev's addresses only, so a kernel RDMA device's listener on another interface may take the same port.
-     */
-    private static List<InetAddress> listenAddresses(InetAddress address) {
-        if (!address.isAnyLocalAddress()) {
-            return List.of(address);
-        }
-        List<InetAddress> out = new ArrayList<>();
-        for (org.verbs4j.api.RdmaDevice d : SoftIwarp.devices()) {
-            try {
-                java.net.NetworkInterface ni = java.net.NetworkInterface.getByName(((SoftIwarpDevice) d).netdev());
-                if (ni == null) {
-                    continue;
-                }
-                for (InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
-                    boolean v6 = a instanceof java.net.Inet6Address;
-                    if ((!v6 || address instanceof java.net.Inet6Address) && !a.isLinkLocalAddress()
-                            && !out.contains(a)) {
-                        out.add(a);
-                    }
-                }
-            } catch (java.net.SocketException e) {
-                LOG.debug("{}: {}", d.name(), e.toString());
-            }
-        }
-        return out;
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
-    }
-
-    /** The listener's thread: accepts TCP connections on its sockets and gives each to a handshake thread. */
-    private void acceptLoop() {
-        Selector sel;
-        ThreadPoolExecutor pool;
+    /** The listener's handshake thread has a Request: queue it for {@link #awaitRequest}, unless closing. */
+    private boolean offer(SoftListener.Request r) {
         synchronized (lock) {
-            sel = acceptSelector;
-            pool = handshakes;
-        }
-        try {
-            while (sel.isOpen()) {
-                sel.select();
-                for (java.util.Iterator<SelectionKey> it = sel.selectedKeys().iterator(); it.hasNext(); ) {
-                    SelectionKey k = it.next();
-                    it.remove();
-                    SocketChannel ch = ((ServerSocketChannel) k.channel()).accept();
-                    if (ch != null) {
-                        dispatch(pool, ch);
-                    }
-                }
+            if (closing != null) {
+                return false;
             }
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-            if (sel.isOpen()) {
-                LOG.warn("listener {}: accept failed: {}", local, e.toString());
-            }
-        }
-    }
-
-    private void dispatch(ThreadPoolExecutor pool, SocketChannel ch) {
-        handshaking.add(ch);
-        try {
-            pool.execute(() -> handshake(ch));
-        } catch (RejectedExecutionException e) {
-            LOG.warn("listener {}: {} MPA handshakes in progress already; dropping {}", local, MAX_HANDSHAKES,
-                    remoteOf(ch));
-            handshaking.remove(ch);
-            closeQuietly(ch);
-        }
-    }
-
-    /** Waits (bounded by the MPA time-out) for one connection's MPA Request, then queues it for awaitRequest. */
-    private void handshake(SocketChannel ch) {
-        InetSocketAddress remote = remoteOf(ch);
-        try {
-            InetSocketAddress at = (InetSocketAddress) ch.getLocalAddress();
-            SoftIwarpDevice device = SoftConnectionManager.deviceFor(at.getAddress());
-            if (device == null) {
-                LOG.warn("listener {}: connection from {} to {}, an address without a software iWARP device: dropped",
-                        local, remote, at);
-                closeQuietly(ch);
-                return;
-            }
-            if (tos >= 0) {
-                ch.setOption(StandardSocketOptions.IP_TOS, tos); // a listener's TOS is inherited by its connections
-            }
-            MpaConnection.Incoming in = MpaConnection.awaitRequest(ch, mgr.settings());
-            if (in.privateData().length > ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX) {
-                LOG.warn("listener {}: request from {} carries {} bytes of private data, more than rdma_cm takes: "
-                        + "rejected", local, remote, in.privateData().length);
-                in.reject(new byte[0]);
-                return;
-            }
-            synchronized (lock) {
-                if (closing == null) {
-                    requests.add(new Pending(in, device, at, remote));
-                    lock.notifyAll();
-                    return;
-                }
-            }
-            rejectQuietly(in);
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("listener {}: connection from {} dropped before its MPA Request: {}", local, remote, e.toString());
-            closeQuietly(ch);
-        } finally {
-            handshaking.remove(ch);
+            requests.add(r);
+            lock.notifyAll();
+            return true;
         }
     }
 
@@ -323,9 +172,9 @@ final class SoftCmId extends AbstractResource implements CmId {
         long deadline = deadline(timeout);
         enter();
         try {
-            Pending p;
+            SoftListener.Request p;
             synchronized (lock) {
-                if (servers == null) {
+                if (listener == null) {
                     throw new IllegalStateException("awaitRequest needs listen() first");
                 }
                 while ((p = requests.poll()) == null) {
@@ -336,10 +185,10 @@ final class SoftCmId extends AbstractResource implements CmId {
             try {
                 id = new SoftCmId(mgr, p);
             } catch (RuntimeException e) {
-                rejectQuietly(p.incoming);
+                SoftListener.reject(p.incoming());
                 throw e;
             }
-            return new ConnectionRequest(id, new ConnectionParameters(p.incoming.privateData(), id.requestIrd,
+            return new ConnectionRequest(id, new ConnectionParameters(p.incoming().privateData(), id.requestIrd,
                     id.requestOrd, 0, 0, false));
         } finally {
             leave();
@@ -476,8 +325,8 @@ final class SoftCmId extends AbstractResource implements CmId {
             }
             SocketChannel ch;
             synchronized (lock) {
-                if (fromRequest || servers != null || peer == null) {
-                    throw new IllegalStateException(fromRequest || servers != null
+                if (fromRequest || listener != null || peer == null) {
+                    throw new IllegalStateException(fromRequest || listener != null
                             ? "connect is for an active id, not a listener or a request's id"
                             : "connect needs resolveAddress and resolveRoute first");
                 }
@@ -514,10 +363,10 @@ final class SoftCmId extends AbstractResource implements CmId {
                 LOG.debug("connected {} -> {} (IRD {}, ORD {}, CRC {})", local, peer, c.ird(), c.ord(), c.crcEnabled());
                 return c.peerPrivateData();
             } catch (IOException e) {
-                closeQuietly(ch);
+                SoftListener.closeQuietly(ch);
                 throw connectFailed(e, timeout, deadline - System.nanoTime() > 1_000_000);
             } catch (RuntimeException e) {
-                closeQuietly(ch);
+                SoftListener.closeQuietly(ch);
                 if (c != null) {
                     c.close();
                 }
@@ -854,7 +703,7 @@ final class SoftCmId extends AbstractResource implements CmId {
         synchronized (lock) {
             closing = "the CmId was closed";
             lock.notifyAll();
-            closeQuietly(connecting);
+            SoftListener.closeQuietly(connecting);
             if (waiter != null && !interrupted) {
                 interrupted = true;
                 waiter.interrupt(); // a Selector.select in the MPA handshake wakes only this way
@@ -875,18 +724,12 @@ final class SoftCmId extends AbstractResource implements CmId {
      */
     @Override
     protected void destroy() {
-        List<ServerSocketChannel> s;
-        Selector sel;
-        Thread t;
-        ThreadPoolExecutor pool;
-        List<Pending> untaken;
+        SoftListener l;
+        List<SoftListener.Request> untaken;
         MpaConnection.Incoming undecided;
         synchronized (lock) {
             closing = "the CmId was closed";
-            s = servers;
-            sel = acceptSelector;
-            t = acceptor;
-            pool = handshakes;
+            l = listener;
             untaken = new ArrayList<>(requests);
             requests.clear();
             undecided = incoming;
@@ -896,64 +739,20 @@ final class SoftCmId extends AbstractResource implements CmId {
         if (q != null && !q.isClosed()) {
             q.close();
         }
-        if (s != null) {
-            s.forEach(SoftCmId::closeQuietly);
-            closeQuietly(sel); // wakes the accepting thread
-            pool.shutdownNow();
-            for (SocketChannel ch : handshaking) {
-                closeQuietly(ch);
-            }
-            joinQuietly(t);
-            for (Pending p : untaken) {
-                rejectQuietly(p.incoming);
+        if (l != null) {
+            l.close();
+            for (SoftListener.Request r : untaken) {
+                SoftListener.reject(r.incoming());
             }
         }
         if (undecided != null) {
-            rejectQuietly(undecided);
-        }
-    }
-
-    private static void joinQuietly(Thread t) {
-        if (t == null || t == Thread.currentThread()) {
-            return;
-        }
-        try {
-            t.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void rejectQuietly(MpaConnection.Incoming in) {
-        try {
-            in.reject(new byte[0]);
-        } catch (IOException | RuntimeException e) {
-            in.close();
-        }
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                // closing: nothing left to do
-            }
-        }
-    }
-
-    private static InetSocketAddress remoteOf(SocketChannel ch) {
-        try {
-            SocketAddress a = ch.getRemoteAddress();
-            return a instanceof InetSocketAddress i ? i : null;
-        } catch (IOException e) {
-            return null;
+            SoftListener.reject(undecided);
         }
     }
 
     @Override
     public String toString() {
-        return "CmId[softiwarp" + (servers != null ? ", listening on " + local : "")
+        return "CmId[softiwarp" + (listener != null ? ", listening on " + local : "")
                 + (peer != null ? ", " + local + " - " + peer : "") + (isClosed() ? ", closed" : "") + "]";
     }
 }
