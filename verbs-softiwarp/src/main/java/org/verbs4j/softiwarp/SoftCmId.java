@@ -145,9 +145,14 @@ final class SoftCmId extends AbstractResource implements CmId {
                 if (fromRequest || connected || connecting != null) {
                     throw new CmException("rdma_listen", Errno.EINVAL, "a connected id cannot listen", null);
                 }
+                // the listener's threads hold this id weakly, so that an id dropped unclosed is reported as a leak
+                java.lang.ref.WeakReference<SoftCmId> self = new java.lang.ref.WeakReference<>(this);
                 // rdma_listen on an unbound id: the wildcard, a free port
                 listener = SoftListener.open(local == null ? new InetSocketAddress(0) : local, backlog, mgr.settings(),
-                        tos, this::offer);
+                        tos, r -> {
+                            SoftCmId id = self.get();
+                            return id != null && id.offer(r);
+                        });
                 local = listener.local();
             }
         } finally {
