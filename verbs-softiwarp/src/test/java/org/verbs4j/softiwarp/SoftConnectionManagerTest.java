@@ -345,6 +345,39 @@ class SoftConnectionManagerTest {
     }
 
     @Test
+    void closeRacingConnectAtRandomMomentsNeverHangs() throws Exception {
+        SoftCmId l = listener();
+        CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
+            while (!l.isClosed()) {
+                try {
+                    ConnectionRequest req = l.awaitRequest(Duration.ofMillis(200));
+                    req.id().reject(null);
+                    req.id().close();
+                } catch (RuntimeException e) {
+                    // a time-out, or the listener closed
+                }
+            }
+        });
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 30; i++) {
+            CmId id = activeTo(l);
+            CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(() -> id.connect(
+                    ConnectionParameters.defaults(), Duration.ofSeconds(30)));
+            sleep(random.nextInt(5));
+            id.close();
+            try {
+                connecting.get(2, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                assertTrue(e.getCause() instanceof CmException || e.getCause() instanceof IllegalStateException,
+                        e.getCause().toString());
+            }
+            assertTrue(id.queuePair().isClosed());
+        }
+        l.close();
+        server.get(2, TimeUnit.SECONDS);
+    }
+
+    @Test
     void connectTimesOutWhenTheReplyDoesNotCome() throws Exception {
         try (ServerSocket mute = new ServerSocket(0, 4, LO)) {
             CmId id = clientCm.createId();
