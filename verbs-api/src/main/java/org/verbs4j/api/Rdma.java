@@ -20,8 +20,9 @@ import org.verbs4j.api.spi.VerbsBackend;
  * <p>Backends are found with {@link java.util.ServiceLoader}. {@link #devices()} lists the devices of every
  * available backend together (libibverbs' devices, then the software ones), each naming its backend
  * ({@link RdmaDevice#backendName()}); the system property {@code verbs4j.backend} restricts them to one backend.
- * What is not per device (the {@linkplain #connectionManager() connection manager}) comes from the backend in
- * use: the named one, else the available one with the highest priority ({@link #backendName()} tells which).
+ * What is not per device ({@link #backendName()}) comes from the backend in use: the named one, else the
+ * available one with the highest priority. The {@linkplain #connectionManager() connection manager} routes each
+ * id to the backend whose device owns its address.
  * On a machine without RDMA, {@link #devices()} is empty and {@link #open(String)} says what is missing.
  */
 public final class Rdma {
@@ -145,17 +146,29 @@ public final class Rdma {
     }
 
     /**
-     * A new rdma_cm {@link org.verbs4j.api.cm.ConnectionManager} (one event channel, one event thread)
-     * from the backend in use; close it when done.
+     * A new rdma_cm {@link org.verbs4j.api.cm.ConnectionManager}; close it when done. With one available backend
+     * (or the one {@code verbs4j.backend} names) it is that backend's. With several, each id goes to the backend
+     * whose device owns its address: the first {@link org.verbs4j.api.cm.CmId#bind bind} or
+     * {@link org.verbs4j.api.cm.CmId#resolveAddress resolveAddress} picks the backend with a device on the
+     * interface of the local (or source) address, e.g. the software iWARP device {@code jsiw_lo} for 127.0.0.1 and
+     * libibverbs' for the address of an RDMA NIC; the highest-priority backend that has a device takes the wildcard
+     * and addresses no device owns (bind a device's address to choose). Each backend's own manager (libibverbs':
+     * an event channel and its thread) is made on first use.
      *
-     * @return the org.verbs4j.api.cm.connection manager
+     * @return the connection manager
      */
     public static org.verbs4j.api.cm.ConnectionManager connectionManager() {
-        VerbsBackend b = Backends.inUse();
-        if (b == null) {
+        return connectionManager(Backends.available());
+    }
+
+    static org.verbs4j.api.cm.ConnectionManager connectionManager(List<VerbsBackend> backends) {
+        if (backends.isEmpty()) {
             throw new NoSuchDeviceException("rdma_cm is not available: " + whyNoBackend());
         }
-        return b.connectionManager();
+        if (backends.size() == 1) {
+            return backends.get(0).connectionManager();
+        }
+        return new RoutedConnectionManager(backends);
     }
 
     private static String whyNoBackend() {

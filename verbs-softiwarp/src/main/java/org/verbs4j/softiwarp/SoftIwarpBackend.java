@@ -36,4 +36,10 @@ public final class SoftIwarpBackend implements VerbsBackend {
     public List<RdmaDevice> devices() {
         return SoftIwarp.devices();
     }
+
+    /** {@return a new connection manager for the software devices (no event thread; see SoftConnectionManager)} */
+    @Override
+    public org.verbs4j.api.cm.ConnectionManager connectionManager() {
+        return new SoftConnectionManager();
+    }
 }

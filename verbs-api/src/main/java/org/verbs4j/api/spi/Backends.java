@@ -59,7 +59,7 @@ public final class Backends {
     }
 
     /**
-     * The backend in use for what is not per device (the rdma_cm connection manager, {@link Rdma#backendName()}):
+     * The backend in use for what is not per device ({@link Rdma#backendName()}; the rdma_cm ids no device owns):
      * the available one named by {@value Rdma#BACKEND_PROPERTY} when set, else the available one with the
      * highest priority; {@code null} when none is available.
      *

@@ -175,7 +175,21 @@ public final class MpaConnection implements Closeable {
          * @throws IOException the socket failed (the channel is then closed)
          */
         public MpaConnection accept(byte[] privateData) throws IOException {
-            MpaFrame reply = decide(false, privateData);
+            return accept(privateData, handshake.settings.ird(), handshake.settings.ord());
+        }
+
+        /**
+         * Sends the Reply offering these RDMA READ depths instead of the settings' (rdma_accept's
+         * {@code responder_resources} and {@code initiator_depth}), and establishes the stream.
+         *
+         * @param privateData the ULP private data for the Reply
+         * @param ird         reads the initiator may have outstanding at us
+         * @param ord         reads we want outstanding at the initiator
+         * @return the connection
+         * @throws IOException the socket failed (the channel is then closed)
+         */
+        public MpaConnection accept(byte[] privateData, int ird, int ord) throws IOException {
+            MpaFrame reply = decide(false, privateData, handshake.settings.withIrdOrd(ird, ord));
             return new MpaConnection(handshake, reply.crc, reply.ird, reply.ord, request.privateDataCopy());
         }
 
@@ -187,20 +201,20 @@ public final class MpaConnection implements Closeable {
          */
         public void reject(byte[] privateData) throws IOException {
             try {
-                decide(true, privateData);
+                decide(true, privateData, handshake.settings);
             } finally {
                 handshake.close();
             }
         }
 
-        private MpaFrame decide(boolean reject, byte[] privateData) throws IOException {
+        private MpaFrame decide(boolean reject, byte[] privateData, MpaSettings local) throws IOException {
             if (decided) {
                 throw new IllegalStateException("already accepted or rejected");
             }
             decided = true;
             MpaFrame reply = new MpaFrame();
             try {
-                MpaNegotiation.reply(request, handshake.settings, reject, privateData, reply);
+                MpaNegotiation.reply(request, local, reject, privateData, reply);
                 handshake.send(reply);
             } catch (IOException | RuntimeException e) {
                 handshake.close();
