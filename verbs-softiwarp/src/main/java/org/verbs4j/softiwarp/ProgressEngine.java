@@ -1,6 +1,7 @@
 package org.verbs4j.softiwarp;
 
 import java.io.IOException;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
@@ -86,8 +87,14 @@ final class ProgressEngine implements Runnable {
                         continue;
                     }
                     int ops = SelectionKey.OP_READ | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
-                    if (k.interestOps() != ops) {
-                        k.interestOps(ops);
+                    try {
+                        if (k.interestOps() != ops) {
+                            k.interestOps(ops);
+                        }
+                    } catch (CancelledKeyException e) {
+                        // the connection closed on another thread since isValid(): the QP has ended
+                        it.remove();
+                        continue;
                     }
                     if (p.stalledTooLong(now) && !p.closing && p.enterQp()) {
                         try {
@@ -102,10 +109,12 @@ final class ProgressEngine implements Runnable {
                     SelectionKey k = it.next();
                     it.remove();
                     QpDataPath p = (QpDataPath) k.attachment();
-                    if (!k.isValid()) {
-                        continue;
+                    int ready;
+                    try {
+                        ready = k.readyOps();
+                    } catch (CancelledKeyException e) {
+                        continue; // closed on another thread; the loop above drops it
                     }
-                    int ready = k.readyOps();
                     if ((ready & SelectionKey.OP_WRITE) != 0) {
                         send(p);
                     }
