@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.verbs4j.api.Rdma;
 import org.verbs4j.examples.PingPongLab.Run;
 
 /**
@@ -29,7 +30,8 @@ class DevicesIT {
         cmd.add(PingPongLab.moduleDir().resolve("bin/devices").toString());
         cmd.addAll(List.of(args));
         PingPongLab.launcher(PingPongLab.Tool.RC); // fails clearly when the examples are not packaged
-        return PingPongLab.run(cmd, Map.of());
+        // libibverbs' devices only, as ibv_devinfo lists them (verbs4j also lists its software device jsiw_lo)
+        return PingPongLab.run(cmd, Map.of("VERBS4J_JAVA_OPTS", "-D" + Rdma.BACKEND_PROPERTY + "=jnr"));
     }
 
     private static Run ibvDevinfo(String... args) throws Exception {
@@ -74,6 +76,20 @@ class DevicesIT {
     @Test
     void withoutVerboseItIsIbvDevinfosToo() throws Exception {
         sameText();
+    }
+
+    /** Without a backend named, verbs4j lists libibverbs' devices first, then its own software iWARP device. */
+    @Test
+    void theSoftwareDeviceIsListedAfterLibibverbsDevices() throws Exception {
+        List<String> cmd = List.of(PingPongLab.moduleDir().resolve("bin/devices").toString());
+        Run all = PingPongLab.run(cmd, Map.of());
+        assertEquals(0, all.exit(), all.describe());
+        String out = all.stdout();
+        int rxe = out.indexOf("hca_id:\t" + PingPongLab.roceDevice() + "\n");
+        int siw = out.indexOf("hca_id:\t" + PingPongLab.iwarpDevice() + "\n");
+        int soft = out.indexOf("hca_id:\tjsiw_lo\n");
+        assertTrue(rxe >= 0 && siw >= 0 && soft > rxe && soft > siw, all.describe());
+        assertTrue(out.substring(soft).contains("transport:\t\t\tiWARP (1)"), all.describe());
     }
 
     @Test
