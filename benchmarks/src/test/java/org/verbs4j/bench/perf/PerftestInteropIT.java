@@ -3,6 +3,7 @@ package org.verbs4j.bench.perf;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
@@ -24,9 +25,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.lab.Lab;
 
 /**
- * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw})
- * on rxe0 over perftest's TCP exchange: each of the six tests with a C server and a verbs4j-perf client, and
- * with a verbs4j-perf server and a C client, at 2 B and 4 KiB (and 64 KiB for the bandwidth tests). Both
+ * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw}):
+ * each of the six tests with a C server and a verbs4j-perf client, and with a verbs4j-perf server and a C
+ * client, at 2 B and 4 KiB (and 64 KiB for the bandwidth tests), on rxe0 over perftest's TCP exchange, and with
+ * {@code -R} (perftest's rdma_cm exchange) on rxe0 and on siw0. Both
  * sides must exit 0 and print result lines that parse and hold sane numbers. verbs4j-perf runs in this JVM
  * ({@link VerbsPerf#run}); the C tool as a process.
  */
@@ -60,40 +62,110 @@ class PerftestInteropIT {
             int port = NEXT_PORT.getAndIncrement();
             List<String> common = List.of("-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"),
                     "-p", Integer.toString(port), "-s", Long.toString(size), "-n", Integer.toString(ITERS));
-            String host = Lab.env("FABRIC_LAB_RXE_IP");
-            List<String> c = new ArrayList<>(List.of(t.cTool()));
-            c.addAll(common);
-            List<String> java = new ArrayList<>(List.of(t.command()));
-            java.addAll(common);
-            PerfSide server;
-            PerfSide client;
-            if (role == Role.C_SERVER) {
-                CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> runC(c));
-                // verbs4j-perf's client retries a refused connection for 10 s while the server starts
-                java.add(host);
-                client = PerfSide.run(java);
-                server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            } else {
-                CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
-                // C perftest's client does not retry: start it once the server listens
-                awaitListening(port);
-                c.add(host);
-                client = runC(c);
-                server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            }
-            String d = t.command() + " " + String.join(" ", common) + ", " + role + "\n" + server.describe("server")
-                    + "\n" + client.describe("client");
-            PerfSide cSide = role == Role.C_SERVER ? server : client;
-            if (cSide.exit() == 139) {
-                // the C tool died of SIGSEGV: that case alone is skipped, by name
-                Assumptions.abort(t.cTool() + " crashed (SIGSEGV) as " + (role == Role.C_SERVER ? "server" : "client")
-                        + " at -s " + size + "\n" + d);
-            }
-            assertEquals(0, server.exit(), "server exit status\n" + d);
-            assertEquals(0, client.exit(), "client exit status\n" + d);
-            assertReports(t, size, server, client, d);
+            runPair(t, role, size, common, Lab.env("FABRIC_LAB_RXE_IP"), () -> awaitListening(port));
         }
     }
+
+    enum Fabric {
+        RXE, SIW;
+
+        String device() {
+            return Lab.env(this == RXE ? "FABRIC_LAB_RXE_DEV" : "FABRIC_LAB_SIW_DEV");
+        }
+
+        String ip() {
+            return Lab.env(this == RXE ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
+        }
+    }
+
+    static Stream<Arguments> everyTestBothWaysOnBothFabrics() {
+        List<Arguments> a = new ArrayList<>();
+        for (Fabric f : Fabric.values()) {
+            for (PerfTest t : PerfTest.values()) {
+                for (Role r : Role.values()) {
+                    a.add(Arguments.of(f, t, r));
+                }
+            }
+        }
+        return a.stream();
+    }
+
+    /**
+     * {@code -R}: perftest's exchange over its own rdma_cm connection and the test's queue pair through rdma_cm,
+     * both on port {@code -p}, on rxe0 and on siw0 (where rdma_cm is the only way to connect).
+     */
+    @ParameterizedTest(name = "-R on {0}, {1}, {2}")
+    @MethodSource("everyTestBothWaysOnBothFabrics")
+    void withRdmaCmTooOnRxeAndSiw(Fabric f, PerfTest t, Role role) throws Exception {
+        for (long size : sizes(t)) {
+            int port = NEXT_PORT.getAndIncrement();
+            List<String> common = List.of("-d", f.device(), "-R", "-p", Integer.toString(port), "-s", Long.toString(size),
+                    "-n", Integer.toString(ITERS));
+            runPair(t, role, size, common, f.ip(), null);
+        }
+    }
+
+    interface Wait {
+        void await() throws Exception;
+    }
+
+    /**
+     * One C/Java pair to its end, then the checks. {@code listening} (null with {@code -R}: an rdma_cm listener
+     * on RoCE is no socket) waits until the verbs4j-perf server listens before the C client starts; without it,
+     * a C client whose connection is refused (it does not retry) is started again while the server runs.
+     */
+    static void runPair(PerfTest t, Role role, long size, List<String> common, String host, Wait listening)
+            throws Exception {
+        List<String> c = new ArrayList<>(List.of(t.cTool()));
+        c.addAll(common);
+        List<String> java = new ArrayList<>(List.of(t.command()));
+        java.addAll(common);
+        PerfSide server;
+        PerfSide client;
+        long started = System.nanoTime();
+        if (role == Role.C_SERVER) {
+            CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> runC(c));
+            // verbs4j-perf's client retries a refused connection for 10 s while the server starts
+            java.add(host);
+            client = PerfSide.run(java);
+            server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } else {
+            CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+            c.add(host);
+            if (listening != null) {
+                // C perftest's client does not retry: start it once the server listens
+                listening.await();
+                client = runC(c);
+            } else {
+                client = runC(c);
+                for (int i = 0; i < 50 && !s.isDone() && client.exit() != 0 && client.err().contains(C_NOT_CONNECTED); i++) {
+                    Thread.sleep(100);
+                    client = runC(c);
+                }
+            }
+            server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        String d = t.command() + " " + String.join(" ", common) + ", " + role + " ("
+                + (System.nanoTime() - started) / 1_000_000 + " ms)\n" + server.describe("server") + "\n"
+                + client.describe("client");
+        PerfSide cSide = role == Role.C_SERVER ? server : client;
+        if (cSide.exit() == 139) {
+            // the C tool died of SIGSEGV: that case alone is skipped, by name
+            Assumptions.abort(t.cTool() + " crashed (SIGSEGV) as " + (role == Role.C_SERVER ? "server" : "client")
+                    + " at -s " + size + "\n" + d);
+        }
+        assertEquals(0, server.exit(), "server exit status\n" + d);
+        assertEquals(0, client.exit(), "client exit status\n" + d);
+        assertReports(t, size, server, client, d);
+        if (common.contains("-R")) {
+            // both sides said that the exchange itself ran over rdma_cm
+            assertTrue(server.out().contains(" Data ex. method : rdma_cm") && client.out().contains(" Data ex. method : rdma_cm"),
+                    "both headers say rdma_cm\n" + d);
+        }
+    }
+
+    /** What C perftest's client prints when its exchange connection fails (nobody listens yet). */
+    static final String C_NOT_CONNECTED = "Unable to init the socket connection";
 
     static void assertReports(PerfTest t, long size, PerfSide server, PerfSide client, String d) {
         if (!t.isBandwidth()) {
