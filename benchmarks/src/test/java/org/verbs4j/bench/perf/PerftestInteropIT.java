@@ -117,6 +117,34 @@ class PerftestInteropIT {
         return t.isBandwidth() ? List.of(2L, 65536L) : List.of(2L, 4096L);
     }
 
+    /**
+     * A peer that is not perftest on the rdma_cm exchange: rdma-core's {@code rping} client, whose first SEND (16
+     * bytes: its buffer's address, rkey and size) arrives where perftest's version is. The verbs4j-perf server
+     * must stop at once with exit status 1, naming the version exchange, without a stack trace.
+     */
+    @org.junit.jupiter.api.Test
+    void anRpingClientIsRefusedAtTheVersionExchange() throws Exception {
+        int port = NEXT_PORT.getAndIncrement();
+        List<String> java = List.of("send_lat", "-d", Fabric.RXE.device(), "-R", "-p", Integer.toString(port), "-n",
+                Integer.toString(ITERS));
+        long started = System.nanoTime();
+        CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+        List<String> rping = List.of("rping", "-c", "-a", Fabric.RXE.ip(), "-p", Integer.toString(port), "-C", "1", "-v");
+        PerfSide client = runC(rping);
+        for (int i = 0; i < 50 && !s.isDone() && !client.out().contains("ping data") && !client.err().isEmpty()
+                && System.nanoTime() - started < 20_000_000_000L; i++) {
+            Thread.sleep(100);
+            client = runC(rping);
+        }
+        PerfSide server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        String d = server.describe("server") + "\n" + client.describe("rping client");
+        assertEquals(1, server.exit(), "exit status 1\n" + d);
+        assertTrue(server.err().contains("as its version") && server.err().contains("version"), "names the step\n" + d);
+        assertTrue(!server.err().contains("Exception") && !server.err().contains("\tat "), "no stack trace\n" + d);
+        assertTrue(System.nanoTime() - started < 25_000_000_000L, "no wait for a time-out\n" + d);
+        System.err.println("PerftestInteropIT: an rping client against verbs4j-perf -R: " + server.err().trim());
+    }
+
     interface Wait {
         void await() throws Exception;
     }
