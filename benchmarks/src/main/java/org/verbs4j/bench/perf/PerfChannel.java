@@ -11,8 +11,10 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 
 /**
- * perftest's out-of-band exchange over TCP ({@code perftest_communication.c}), so that a C perftest client or
- * server can be verbs4j-perf's peer: one connection from the client to the server's {@code -p} port; then the
+ * perftest's out-of-band exchange ({@code perftest_communication.c}), so that a C perftest client or server
+ * can be verbs4j-perf's peer: one connection from the client to the server's {@code -p} port, over TCP or, with
+ * {@code -R}, over rdma_cm ({@link PerfCmLink}: each message one SEND, the keys as perftest's binary
+ * {@code pingpong_dest}); then the
  * version strings, the page and cache-line sizes, the MTU, and the queue pair's keys
  * ({@link PerfWire#keys}) in perftest's text format, again at each of perftest's synchronisation points
  * ({@link #handshake}); the RDMA bandwidth tests' result at the end; "done" when closing. Every read has a
@@ -43,59 +45,59 @@ final class PerfChannel implements AutoCloseable {
         }
     }
 
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
+    /**
+     * What carries the exchange's messages: a TCP socket ({@link TcpLink}) or perftest's rdma_cm connection
+     * ({@link PerfCmLink}, {@code -R}). Each call moves one message and fails with an
+     * {@link ExchangeException} naming {@code what} (the step) and the peer.
+     */
+    interface Link extends AutoCloseable {
+        /** Sends {@code b} as one message. */
+        void send(byte[] b, String what);
+
+        /** Receives one message of exactly {@code size} bytes. */
+        byte[] receive(int size, String what);
+
+        /** The peer, for messages. */
+        String peer();
+
+        @Override
+        void close();
+    }
+
+    private final Link link;
     private final boolean client;
+    private final boolean rdmaCm;
     final String peer;
     private boolean done;
 
-    private PerfChannel(Socket socket, boolean client) throws IOException {
-        this.socket = socket;
+    private PerfChannel(Link link, boolean client, boolean rdmaCm) {
+        this.link = link;
         this.client = client;
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout(READ_TIMEOUT_MILLIS);
-        this.in = socket.getInputStream();
-        this.out = socket.getOutputStream();
-        this.peer = String.valueOf(socket.getRemoteSocketAddress());
+        this.rdmaCm = rdmaCm;
+        this.peer = link.peer();
     }
 
-    /** Server: listens on {@code port} (every address) and returns the first client's channel. */
+    /** Server: listens on TCP {@code port} (every address) and returns the first client's channel. */
     static PerfChannel serve(int port) {
-        try (ServerSocket listener = new ServerSocket()) {
-            listener.setReuseAddress(true);
-            try {
-                listener.bind(new InetSocketAddress(port), 1);
-            } catch (IOException e) {
-                throw new ExchangeException("Couldn't listen to port " + port + " (" + e.getMessage()
-                        + "): is another server running on it? Choose another with -p", e);
-            }
-            return new PerfChannel(listener.accept(), false);
-        } catch (IOException e) {
-            throw new ExchangeException("accept() on port " + port + " failed: " + e.getMessage(), e);
-        }
+        return new PerfChannel(TcpLink.serve(port), false, false);
     }
 
-    /** Client: connects to {@code host:port}, retrying a refused connection for {@link #CONNECT_RETRY_MILLIS}. */
+    /** Client: connects to TCP {@code host:port}, retrying a refused connection for {@link #CONNECT_RETRY_MILLIS}. */
     static PerfChannel connect(String host, int port) {
-        long deadline = System.nanoTime() + CONNECT_RETRY_MILLIS * 1_000_000L;
-        while (true) {
-            Socket s = new Socket();
-            try {
-                s.connect(new InetSocketAddress(host, port), 10_000);
-                return new PerfChannel(s, true);
-            } catch (ConnectException | SocketTimeoutException e) {
-                closeQuietly(s);
-                if (System.nanoTime() > deadline) {
-                    throw new ExchangeException("Couldn't connect to " + host + ":" + port + " (" + e.getMessage()
-                            + "): is a perftest or verbs4j-perf server running there, with the same -p?", e);
-                }
-                sleep(200);
-            } catch (IOException e) {
-                closeQuietly(s);
-                throw new ExchangeException("Couldn't connect to " + host + ":" + port + " (" + e + ")", e);
-            }
-        }
+        return new PerfChannel(TcpLink.connect(host, port), true, false);
+    }
+
+    /**
+     * {@code -R}: the exchange over perftest's own rdma_cm connection ({@link PerfCmLink}), in its message
+     * format (one message per field, the keys as {@code struct pingpong_dest}, no "done").
+     */
+    static PerfChannel over(Link link, boolean client) {
+        return new PerfChannel(link, client, true);
+    }
+
+    /** The rdma_cm link of a {@code -R} channel, else null. */
+    PerfCmLink cmLink() {
+        return link instanceof PerfCmLink l ? l : null;
     }
 
     /**
@@ -115,6 +117,9 @@ final class PerfChannel implements AutoCloseable {
     /** perftest's {@code ctx_hand_shake}: sends our keys, reads theirs ({@code what} names the point in errors). */
     PerfWire.Keys handshake(PerfWire.Keys mine, String what) {
         boolean gid = mine.gid() != null;
+        if (rdmaCm) {
+            return PerfWire.parseDest(exchange(PerfWire.dest(mine), PerfWire.DEST_BYTES, what), gid, peer);
+        }
         byte[] theirs = exchange(PerfWire.keys(mine), gid ? PerfWire.KEY_MSG_SIZE_GID : PerfWire.KEY_MSG_SIZE, what);
         return PerfWire.parseKeys(theirs, gid, peer);
     }
@@ -131,55 +136,25 @@ final class PerfChannel implements AutoCloseable {
     }
 
     /**
-     * perftest's {@code ctx_close_connection} after its last handshake: writes "done" and reads the peer's
-     * (waiting at most {@link #DONE_TIMEOUT_MILLIS}; perftest itself never reads it).
+     * perftest's {@code ctx_close_connection} after its last handshake: over TCP writes "done" and reads the
+     * peer's (waiting at most {@link #DONE_TIMEOUT_MILLIS}; perftest itself never reads it); over rdma_cm
+     * nothing (perftest sends no "done" there).
      */
     void finish() {
-        try {
-            out.write(PerfWire.DONE);
-            out.flush();
-            socket.setSoTimeout(DONE_TIMEOUT_MILLIS);
-            readFully(new byte[PerfWire.DONE.length]);
-            done = true;
-        } catch (IOException e) {
-            // the peer may have closed already: the test is over either way
+        if (link instanceof TcpLink t) {
+            done = t.finish();
         }
     }
 
     /** One {@code ctx_xchg_data}: the client writes, then reads; the server reads, then writes. */
     private byte[] exchange(byte[] mine, int theirSize, String what) {
-        byte[] theirs = new byte[theirSize];
-        try {
-            if (client) {
-                out.write(mine);
-                out.flush();
-                readFully(theirs);
-            } else {
-                readFully(theirs);
-                out.write(mine);
-                out.flush();
-            }
-            return theirs;
-        } catch (SocketTimeoutException e) {
-            throw new ExchangeException("the peer at " + peer + " sent nothing for " + READ_TIMEOUT_MILLIS / 1000
-                    + " s at the " + what + " (is it running the same test with the same -s/-a and -n?)", e);
-        } catch (EOFException e) {
-            throw new ExchangeException("the peer at " + peer + " closed the connection at the " + what
-                    + " (did it fail? see its output)", e);
-        } catch (IOException e) {
-            throw new ExchangeException("the " + what + " with " + peer + " failed: " + e, e);
+        if (client) {
+            link.send(mine, what);
+            return link.receive(theirSize, what);
         }
-    }
-
-    private void readFully(byte[] b) throws IOException {
-        int n = 0;
-        while (n < b.length) {
-            int r = in.read(b, n, b.length - n);
-            if (r < 0) {
-                throw new EOFException();
-            }
-            n += r;
-        }
+        byte[] theirs = link.receive(theirSize, what);
+        link.send(mine, what);
+        return theirs;
     }
 
     /** True when the peer's "done" arrived. */
@@ -189,23 +164,138 @@ final class PerfChannel implements AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly(socket);
+        link.close();
     }
 
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // nothing to do
-        }
-    }
-
-    private static void sleep(long ms) {
+    static void sleep(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ExchangeException("interrupted while connecting");
+        }
+    }
+
+    /** The TCP exchange: one socket, each read of a fixed size with a time-out. */
+    static final class TcpLink implements Link {
+        private final Socket socket;
+        private final InputStream in;
+        private final OutputStream out;
+        private final String peer;
+
+        private TcpLink(Socket socket) throws IOException {
+            this.socket = socket;
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(READ_TIMEOUT_MILLIS);
+            this.in = socket.getInputStream();
+            this.out = socket.getOutputStream();
+            this.peer = String.valueOf(socket.getRemoteSocketAddress());
+        }
+
+        static TcpLink serve(int port) {
+            try (ServerSocket listener = new ServerSocket()) {
+                listener.setReuseAddress(true);
+                try {
+                    listener.bind(new InetSocketAddress(port), 1);
+                } catch (IOException e) {
+                    throw new ExchangeException("Couldn't listen to port " + port + " (" + e.getMessage()
+                            + "): is another server running on it? Choose another with -p", e);
+                }
+                return new TcpLink(listener.accept());
+            } catch (IOException e) {
+                throw new ExchangeException("accept() on port " + port + " failed: " + e.getMessage(), e);
+            }
+        }
+
+        static TcpLink connect(String host, int port) {
+            long deadline = System.nanoTime() + CONNECT_RETRY_MILLIS * 1_000_000L;
+            while (true) {
+                Socket s = new Socket();
+                try {
+                    s.connect(new InetSocketAddress(host, port), 10_000);
+                    return new TcpLink(s);
+                } catch (ConnectException | SocketTimeoutException e) {
+                    closeQuietly(s);
+                    if (System.nanoTime() > deadline) {
+                        throw new ExchangeException("Couldn't connect to " + host + ":" + port + " (" + e.getMessage()
+                                + "): is a perftest or verbs4j-perf server running there, with the same -p?", e);
+                    }
+                    sleep(200);
+                } catch (IOException e) {
+                    closeQuietly(s);
+                    throw new ExchangeException("Couldn't connect to " + host + ":" + port + " (" + e + ")", e);
+                }
+            }
+        }
+
+        @Override
+        public String peer() {
+            return peer;
+        }
+
+        @Override
+        public void send(byte[] b, String what) {
+            try {
+                out.write(b);
+                out.flush();
+            } catch (IOException e) {
+                throw new ExchangeException("the " + what + " with " + peer + " failed: " + e, e);
+            }
+        }
+
+        @Override
+        public byte[] receive(int size, String what) {
+            byte[] b = new byte[size];
+            try {
+                readFully(b);
+                return b;
+            } catch (SocketTimeoutException e) {
+                throw new ExchangeException("the peer at " + peer + " sent nothing for " + READ_TIMEOUT_MILLIS / 1000
+                        + " s at the " + what + " (is it running the same test with the same -s/-a and -n?)", e);
+            } catch (EOFException e) {
+                throw new ExchangeException("the peer at " + peer + " closed the connection at the " + what
+                        + " (did it fail? see its output)", e);
+            } catch (IOException e) {
+                throw new ExchangeException("the " + what + " with " + peer + " failed: " + e, e);
+            }
+        }
+
+        /** Writes "done" and reads the peer's; true when it came. */
+        boolean finish() {
+            try {
+                out.write(PerfWire.DONE);
+                out.flush();
+                socket.setSoTimeout(DONE_TIMEOUT_MILLIS);
+                readFully(new byte[PerfWire.DONE.length]);
+                return true;
+            } catch (IOException e) {
+                // the peer may have closed already: the test is over either way
+                return false;
+            }
+        }
+
+        private void readFully(byte[] b) throws IOException {
+            int n = 0;
+            while (n < b.length) {
+                int r = in.read(b, n, b.length - n);
+                if (r < 0) {
+                    throw new EOFException();
+                }
+                n += r;
+            }
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(socket);
+        }
+
+        private static void closeQuietly(Socket s) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // nothing to do
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ import org.verbs4j.examples.cli.Values;
  */
 final class PerfCommandLine {
     static final Option<Integer> PORT = Option.of('p', "port", "PORT", Values.intIn(1, 65534), PerfOptions.DEF_PORT,
-            "Listen on/connect to port PORT; with -R rdma_cm uses PORT+1");
+            "Listen on/connect to port PORT (TCP; with -R rdma_cm, for the exchange and the test)");
     static final Option<String> DEVICE = Option.of('d', "ib-dev", "DEV", Values.string(), null,
             "Use IB device DEV").defaultText("first device found");
     static final Option<Integer> IB_PORT = Option.of('i', "ib-port", "PORT", Values.intIn(1, 255), 1,

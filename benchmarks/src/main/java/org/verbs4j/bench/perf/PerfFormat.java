@@ -57,7 +57,8 @@ public final class PerfFormat {
             l.add(" Outstand reads  : " + h.outReads());
         }
         l.add(" rdma_cm QPs\t : " + (h.rdmaCm() ? "ON" : "OFF"));
-        String exchange = " Data ex. method : Ethernet";
+        // perftest's -R moves its exchange to rdma_cm too, and so does verbs4j-perf's
+        String exchange = " Data ex. method : " + (h.rdmaCm() ? "rdma_cm" : "Ethernet");
         if (h.rdmaCm() && h.tos() >= 0) {
             exchange += " \tTOS    : " + h.tos();
         }

@@ -28,6 +28,11 @@ final class PerfRunner implements AutoCloseable {
     private static final int WRITE = 2;
     private static final int READ = 3;
     private static final int CREDIT = 4;
+    /**
+     * The credit word is perftest's {@code uint32_t} in native byte order; the client reads it as the first 4
+     * bytes of a volatile 8-byte read: the low half on a little-endian machine, the high half on a big-endian one.
+     */
+    private static final int CREDIT_SHIFT = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? 0 : 32;
     private static final String[] WHAT = {"receive", "send", "RDMA write", "RDMA read", "credit write"};
 
     private final PerfOptions o;
@@ -141,7 +146,7 @@ final class PerfRunner implements AutoCloseable {
         }
         if (s.useCredits()) {
             credit.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
-                    .sge(mr.address() + s.creditOffset(), 8, mr.lkey()).rdma(s.remote.vaddr() + s.slot, s.remote.rkey());
+                    .sge(mr.address() + s.creditOffset(), 4, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
         }
         topUpReceives(sz);
     }
@@ -320,6 +325,7 @@ final class PerfRunner implements AutoCloseable {
         final boolean credits = s.useCredits();
         final int rxDepth = o.rxDepth;
         final long creditOffset = s.creditOffset();
+        final int creditShift = CREDIT_SHIFT;
         final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
         final long[] tp = posted;
         final long[] tc = completed;
@@ -337,7 +343,7 @@ final class PerfRunner implements AutoCloseable {
         final long allocBefore = allocated();
         while (scnt < iters || ccnt < iters || duration && !clock.ended()) {
             while ((scnt < iters || duration) && scnt - ccnt + 1 <= txDepth) {
-                if (credits && scnt + 1 - m.getLongVolatile(creditOffset) >= rxDepth) {
+                if (credits && scnt + 1 - (m.getLongVolatile(creditOffset) >>> creditShift & 0xffffffffL) >= rxDepth) {
                     break;
                 }
                 boolean signal = scnt % cqMod == cqMod - 1 || !duration && scnt == iters - 1;
@@ -418,7 +424,7 @@ final class PerfRunner implements AutoCloseable {
                     while (creditsInFlight >= sendDepth) {
                         creditsInFlight -= reapCredits();
                     }
-                    m.putLong(creditOffset, rcnt);
+                    m.putInt(creditOffset, (int) rcnt);
                     qp.postSend(credit);
                     creditsInFlight++;
                 }

@@ -27,6 +27,7 @@ import org.verbs4j.api.Rdma;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.TransportType;
 import org.verbs4j.api.VerbsException;
+import org.verbs4j.api.cm.CmException;
 import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
@@ -39,12 +40,13 @@ import org.verbs4j.api.spi.Fabrics;
  * One verbs4j-perf run's resources and connection, as perftest sets them up: a PD, a send CQ and a receive
  * CQ, one registered buffer and an RC queue pair, connected either by hand over the TCP channel (LID, QPN,
  * PSN and GID exchanged, then INIT/RTR/RTS with {@link QpConnector}: timeout {@code -u}, the fabric's retry
- * counts and RNR timer, which are perftest's) or with rdma_cm ({@code -R}, on port {@code -p}+1).
+ * counts and RNR timer, which are perftest's) or with rdma_cm ({@code -R}, on port {@code -p}, after the
+ * exchange's own rdma_cm connection).
  *
  * <p>The buffer has two halves of {@link #slot} bytes: the first is what this side sends from (or reads
  * into), the second is what it advertises to the peer (the target of the peer's writes and reads, the
  * receive buffer of sends). After them, one 64-byte word holds send_bw's receive credits on fabrics without
- * RNR retry (iWARP).
+ * RNR retry (iWARP): a 32-bit count in native byte order, as perftest's {@code credit_buf}.
  */
 final class PerfSession implements AutoCloseable {
     static final Duration CM_TIMEOUT = Duration.ofSeconds(60);
@@ -55,7 +57,6 @@ final class PerfSession implements AutoCloseable {
     final PerfChannel channel;
 
     ConnectionManager cm;
-    CmId listener;
     CmId id;
     DeviceContext ctx;
     private boolean ownContext;
@@ -94,7 +95,7 @@ final class PerfSession implements AutoCloseable {
         return mr.address() + slot;
     }
 
-    /** The credit word's offset in the buffer (send_bw without RNR retry). */
+    /** The credit word's offset in the buffer (send_bw without RNR retry); the client advertises it. */
     long creditOffset() {
         return 2 * slot;
     }
@@ -206,25 +207,23 @@ final class PerfSession implements AutoCloseable {
     }
 
     /**
-     * {@code -R}: the queue pair connects through rdma_cm on port {@code -p}+1; the keys and synchronisation
-     * points go over the TCP exchange as without {@code -R}, always in the GID format (rdma_cm runs over IP).
+     * {@code -R}, as perftest's {@code create_rdma_cm_connection}: the exchange runs over its own rdma_cm
+     * connection ({@link PerfCmLink}, already connected), in perftest's binary format; after a handshake the
+     * queue pair connects through rdma_cm on the same port {@code -p}, then another handshake. The server takes
+     * the request from the exchange's listener; the client retries a refused connection for
+     * {@link PerfChannel#CONNECT_RETRY_MILLIS} (a C perftest server listens again only after that handshake).
      */
     private void connectWithCm(Runnable beforeConnect, Runnable header) {
-        int cmPort = o.port + 1;
-        cm = Rdma.connectionManager();
-        // the device is known only once rdma_cm has resolved the address: the MTU sent is -m's, else 1024
-        channel.start((o.mtu > 0 ? Mtu.ofBytes(o.mtu) : Mtu.MTU_1024).value());
+        PerfCmLink link = channel.cmLink();
+        cm = link.cm();
+        PortAttributes commPort = link.context().queryPort(o.ibPort);
+        Mtu ours = o.mtu > 0 ? Mtu.ofBytes(o.mtu) : commPort.activeMtu() != null ? commPort.activeMtu() : Mtu.MTU_1024;
+        Mtu agreed = Mtu.of(channel.start(ours.value()));
         local = new PerfWire.Keys(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
+        // perftest's sync before the rdma_cm connection: its server listens again only after it
+        sync("start of rdma_cm");
         if (!o.isClient()) {
-            listener = cm.createId();
-            if (o.tos >= 0) {
-                listener.setTypeOfService(o.tos);
-            }
-            listener.bind(new InetSocketAddress(cmPort));
-            listener.listen(1);
-            // perftest's sync before the rdma_cm connection: the client connects only once we listen
-            sync("start of rdma_cm");
-            ConnectionRequest req = listener.awaitRequest(CM_TIMEOUT);
+            ConnectionRequest req = link.listener().awaitRequest(CM_TIMEOUT);
             id = req.id();
             ctx = id.context();
             if (o.device != null && !o.device.equals(ctx.device().name())) {
@@ -233,6 +232,7 @@ final class PerfSession implements AutoCloseable {
                         + ": give the client the IP address of " + o.device + "'s netdev");
             }
             setUpCmResources();
+            mtu = agreed;
             // perftest prints the header before it waits for the request; verbs4j-perf needs the request's
             // device for it, so the header (with its "Waiting for client rdma_cm QP" lines) comes now
             header.run();
@@ -246,22 +246,40 @@ final class PerfSession implements AutoCloseable {
             } catch (UnknownHostException e) {
                 throw new PerfFailure("unknown host " + o.serverHost);
             }
-            sync("start of rdma_cm");
-            id = cm.createId();
-            if (o.tos >= 0) {
-                id.setTypeOfService(o.tos);
+            long deadline = System.nanoTime() + PerfChannel.CONNECT_RETRY_MILLIS * 1_000_000L;
+            boolean first = true;
+            while (true) {
+                id = cm.createId();
+                if (o.tos >= 0) {
+                    id.setTypeOfService(o.tos);
+                }
+                id.resolveAddress(new InetSocketAddress(host, o.port), CM_TIMEOUT);
+                id.resolveRoute(CM_TIMEOUT);
+                ctx = id.context();
+                if (o.device != null && !o.device.equals(ctx.device().name())) {
+                    throw new PerfFailure(o.serverHost + " is reached through " + ctx.device().name() + ", not through -d "
+                            + o.device + ": give the IP address of a netdev of " + o.device);
+                }
+                setUpCmResources();
+                mtu = agreed;
+                if (first) {
+                    header.run();
+                    first = false;
+                }
+                beforeConnect.run();
+                try {
+                    id.connect(cmParameters(), CM_TIMEOUT);
+                    break;
+                } catch (CmException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new PerfFailure("the test's rdma_cm connection to " + o.serverHost + ":" + o.port
+                                + " failed: " + e.getMessage());
+                    }
+                    // a new id and queue pair for the next try, as perftest's client does
+                    releaseCmResources();
+                    PerfChannel.sleep(100);
+                }
             }
-            id.resolveAddress(new InetSocketAddress(host, cmPort), CM_TIMEOUT);
-            id.resolveRoute(CM_TIMEOUT);
-            ctx = id.context();
-            if (o.device != null && !o.device.equals(ctx.device().name())) {
-                throw new PerfFailure(o.serverHost + " is reached through " + ctx.device().name() + ", not through -d "
-                        + o.device + ": give the IP address of a netdev of " + o.device);
-            }
-            setUpCmResources();
-            header.run();
-            beforeConnect.run();
-            id.connect(cmParameters(), CM_TIMEOUT);
         }
         sync("end of rdma_cm");
         local = keys(0, qp.qpNumber(), queriedPsn(), sourceGid == null ? Gid.ZERO : sourceGid.gid());
@@ -270,6 +288,21 @@ final class PerfSession implements AutoCloseable {
         }
         sync("connect");
         sync("connect");
+    }
+
+    /** Closes what a refused test connection made (the id with its queue pair, the buffer, CQs and PD). */
+    private void releaseCmResources() {
+        closeQuietly(id);
+        id = null;
+        qp = null;
+        closeQuietly(mr);
+        mr = null;
+        closeQuietly(sendCq);
+        sendCq = null;
+        closeQuietly(recvCq);
+        recvCq = null;
+        closeQuietly(pd);
+        pd = null;
     }
 
     private void setUpCmResources() {
@@ -295,8 +328,13 @@ final class PerfSession implements AutoCloseable {
         }
     }
 
+    /**
+     * This side's keys. send_bw with receive credits advertises the credit word instead of its buffer, as
+     * perftest's {@code ctx_alloc_credit}: the server RDMA-writes its receive count to the client's word.
+     */
     private PerfWire.Keys keys(int lid, int qpn, int psnValue, Gid gid) {
-        return new PerfWire.Keys(lid, outReads, qpn, psnValue, mr.rkey(), targetAddress(), gid, 0);
+        long vaddr = useCredits() ? mr.address() + creditOffset() : targetAddress();
+        return new PerfWire.Keys(lid, outReads, qpn, psnValue, mr.rkey(), vaddr, gid, 0);
     }
 
     private RdmaDevice findDevice() {
@@ -402,7 +440,6 @@ final class PerfSession implements AutoCloseable {
             }
         }
         closeQuietly(id);
-        closeQuietly(listener);
         if (id == null) {
             closeQuietly(qp);
         }
@@ -413,7 +450,7 @@ final class PerfSession implements AutoCloseable {
         if (ownContext) {
             closeQuietly(ctx);
         }
-        closeQuietly(cm);
+        // with -R the manager is the exchange's (PerfCmLink), closed with the channel after this
     }
 
     private static void closeQuietly(AutoCloseable c) {

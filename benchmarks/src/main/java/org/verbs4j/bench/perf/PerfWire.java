@@ -8,8 +8,10 @@ import java.util.regex.Pattern;
 import org.verbs4j.api.Gid;
 
 /**
- * The byte formats of perftest's TCP exchange (perftest 4.5-0.17, which calls itself version 6.06), written
- * and parsed here and nowhere else; {@link PerfChannel} moves them. Every parser takes a buffer of the fixed
+ * The byte formats of perftest's exchange (perftest 4.5-0.17, which calls itself version 6.06), over TCP and
+ * over rdma_cm ({@code -R}), written and parsed here and nowhere else; {@link PerfChannel} moves them. Both
+ * carry the same fields in the same order; only the keys differ: text over TCP ({@link #keys}), perftest's
+ * {@code struct pingpong_dest} over rdma_cm ({@link #dest}). Every parser takes a buffer of the fixed
  * size perftest sends and throws {@link PerfChannel.ExchangeException} naming the peer on anything else.
  */
 final class PerfWire {
@@ -28,6 +30,13 @@ final class PerfWire {
     static final int KEY_MSG_SIZE = 59;
     /** {@code KEY_MSG_SIZE_GID}: the keys with a GID, {@code KEY_PRINT_FMT_GID} and its NUL. */
     static final int KEY_MSG_SIZE_GID = 108;
+    /**
+     * {@code sizeof(struct pingpong_dest)} on 64-bit Linux: what one SEND of perftest's rdma_cm exchange
+     * ({@code -R}) carries at most, and the size of the receive it posts. The keys travel as the structure
+     * itself, its integers big-endian: LID, OUT, QPN, PSN, RKEY (5 x 4 bytes), 4 bytes of padding, VADDR
+     * (8), the GID (16 bytes), SRQN and the GID index (4 each).
+     */
+    static final int DEST_BYTES = 56;
     /** {@code ctx_close_connection}'s last word, with its NUL. */
     static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
 
@@ -143,6 +152,47 @@ final class PerfWire {
         return new Keys((int) lid, (int) out, (int) qpn, (int) psn, (int) rkey, vaddr, g, (int) srqn);
     }
 
+    /** The keys as perftest's rdma_cm exchange sends them ({@code rdma_write_keys}): {@link #DEST_BYTES} bytes. */
+    static byte[] dest(Keys k) {
+        ByteBuffer b = ByteBuffer.allocate(DEST_BYTES);
+        b.putInt(k.lid()).putInt(k.outReads()).putInt(k.qpn()).putInt(k.psn()).putInt(k.rkey()).putInt(0)
+                .putLong(k.vaddr());
+        b.put(k.gid() == null ? new byte[Gid.SIZE] : k.gid().raw());
+        b.putInt(k.srqn()).putInt(0);
+        return b.array();
+    }
+
+    /**
+     * The peer's keys from one message of perftest's rdma_cm exchange ({@code rdma_read_keys}), which must be
+     * exactly {@link #DEST_BYTES} bytes. The padding and the GID index are not read (perftest sends stack
+     * bytes and its own index there); {@code gid} false leaves the GID out of the result (nothing to print).
+     */
+    static Keys parseDest(byte[] b, boolean gid, String peer) {
+        if (b.length != DEST_BYTES) {
+            throw new PerfChannel.ExchangeException("the peer at " + peer + " sent " + b.length + " bytes " + hex(b)
+                    + " as its keys: perftest's rdma_cm exchange sends its pingpong_dest, " + DEST_BYTES + " bytes");
+        }
+        ByteBuffer in = ByteBuffer.wrap(b);
+        int lid = in.getInt();
+        int out = in.getInt();
+        int qpn = in.getInt();
+        int psn = in.getInt();
+        int rkey = in.getInt();
+        in.getInt();
+        long vaddr = in.getLong();
+        byte[] raw = new byte[Gid.SIZE];
+        in.get(raw);
+        int srqn = in.getInt();
+        String bad = lid < 0 || lid > 0xffff ? "LID" : out < 0 || out > 0xffff ? "OUT" : qpn < 0 || qpn > 0xffffff ? "QPN"
+                : psn < 0 || psn > 0xffffff ? "PSN" : null;
+        if (bad != null) {
+            throw new PerfChannel.ExchangeException("the peer at " + peer + " sent keys " + hex(b) + " whose " + bad
+                    + " is out of range: not perftest's pingpong_dest (big-endian LID, OUT up to 0xffff, QPN, PSN up"
+                    + " to 0xffffff)");
+        }
+        return new Keys(lid, out, qpn, psn, rkey, vaddr, gid ? Gid.of(raw) : null, srqn);
+    }
+
     /** A bandwidth report from the peer: sizes and counts must not be negative, rates must be finite. */
     static BandwidthStats.Result checkReport(BandwidthStats.Result r, String peer) {
         if (r.bytes() < 0 || r.iterations() < 0 || !finite(r.peak()) || !finite(r.average()) || !finite(r.msgRateMpps())) {
@@ -202,7 +252,7 @@ final class PerfWire {
         return s.length() > 120 ? s.substring(0, 120) + "..." : s;
     }
 
-    private static String hex(byte[] b) {
+    static String hex(byte[] b) {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < Math.min(b.length, 32); i++) {
             s.append(String.format(Locale.ROOT, "%02x", b[i] & 0xff));

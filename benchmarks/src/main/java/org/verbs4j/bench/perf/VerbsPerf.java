@@ -14,7 +14,8 @@ import org.verbs4j.examples.cli.UsageException;
  * verbs4j-perf send_lat|write_lat|read_lat|send_bw|write_bw|read_bw [options] HOST     # client
  * </pre>
  *
- * Without a host it is the server: it waits for one client on TCP port {@code -p} (18515). With a host it
+ * Without a host it is the server: it waits for one client on TCP port {@code -p} (18515; with {@code -R} the
+ * rdma_cm port {@code -p}). With a host it
  * is the client. Both sides must be given the same test and the same {@code -s}/{@code -a}, {@code -n}/{@code -D}
  * and {@code -R}, as with perftest. The out-of-band exchange is perftest's ({@link PerfChannel}), so the
  * peer can be C perftest's tool of the same test. See {@link PerfOptions} for the options and
@@ -102,6 +103,15 @@ public final class VerbsPerf {
         return sink == 42 ? -1 : batch[batch.length / 2];
     }
 
+    /** perftest's exchange: over TCP, or with {@code -R} over its own rdma_cm connection, on port {@code -p}. */
+    private static PerfChannel openChannel(PerfOptions o) {
+        if (o.rdmaCm) {
+            return PerfChannel.over(o.isClient() ? PerfCmLink.connect(o.serverHost, o.port, o.device)
+                    : PerfCmLink.serve(o.port, o.device), o.isClient());
+        }
+        return o.isClient() ? PerfChannel.connect(o.serverHost, o.port) : PerfChannel.serve(o.port);
+    }
+
     static void runTest(PerfOptions o, PrintStream out, PrintStream err) {
         if (Boolean.getBoolean(CLOCK_COST)) {
             err.printf(java.util.Locale.ROOT, "verbs4j-perf: System.nanoTime() takes %.0f ns here%n", clockCostNanos());
@@ -112,10 +122,14 @@ public final class VerbsPerf {
             }
             out.flush();
         }
-        try (PerfChannel channel = o.isClient() ? PerfChannel.connect(o.serverHost, o.port) : PerfChannel.serve(o.port);
+        try (PerfChannel channel = openChannel(o);
              PerfSession session = new PerfSession(o, out, channel)) {
             PerfRunner[] runner = new PerfRunner[1];
             session.connect(() -> {
+                // a -R client that retries its test connection comes here once per try, with a new queue pair
+                if (runner[0] != null) {
+                    runner[0].close();
+                }
                 runner[0] = new PerfRunner(o, session);
                 runner[0].topUpReceives((int) o.sizes()[0]);
             }, () -> {

@@ -100,7 +100,7 @@ class PerfFormatTest {
                 " GID index       : 0",
                 " Outstand reads  : 128",
                 " rdma_cm QPs\t : ON",
-                " Data ex. method : Ethernet",
+                " Data ex. method : rdma_cm",
                 PerfFormat.RESULT_LINE,
                 " Waiting for client rdma_cm QP to connect",
                 " Please run the same command with the IB/RoCE interface IP",

@@ -9,13 +9,21 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Gid;
 
-/** perftest's exchange formats: what C perftest's sprintf writes, what its sscanf reads, and bad input. */
+/**
+ * perftest's exchange formats: what C perftest's sprintf writes, what its sscanf reads, the binary
+ * {@code pingpong_dest} of its rdma_cm exchange ({@code -R}), and bad input.
+ */
 class PerfWireTest {
     static final String PEER = "/10.0.0.2:18515";
     static final Gid GID = Gid.of(new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 10, 77, 0, 1});
@@ -184,5 +192,158 @@ class PerfWireTest {
             }
             fake.get(10, TimeUnit.SECONDS);
         }
+    }
+
+    // ---- the rdma_cm exchange (-R): perftest's struct pingpong_dest, one message per field ----
+
+    @Test
+    void destIsPingpongDestBigEndian() {
+        byte[] b = PerfWire.dest(new PerfWire.Keys(0x0102, 0x10, 0x123456, 0xabcdef, 0x89abcdef, 0x1122334455667788L, GID,
+                0x01020304));
+        assertEquals(56, b.length);
+        ByteBuffer in = ByteBuffer.wrap(b);
+        // lid, out_reads, qpn, psn, rkey; 4 bytes of padding; vaddr; gid; srqn; gid_index
+        assertEquals(0x0102, in.getInt(0));
+        assertEquals(0x10, in.getInt(4));
+        assertEquals(0x123456, in.getInt(8));
+        assertEquals(0xabcdef, in.getInt(12));
+        assertEquals(0x89abcdef, in.getInt(16));
+        assertEquals(0x1122334455667788L, in.getLong(24));
+        assertArrayEquals(GID.raw(), java.util.Arrays.copyOfRange(b, 32, 48));
+        assertEquals(0x01020304, in.getInt(48));
+        assertEquals(0, in.getInt(52));
+    }
+
+    @Test
+    void destRoundTripAndWithoutGid() {
+        PerfWire.Keys k = new PerfWire.Keys(0xffff, 0xffff, 0xffffff, 0xffffff, 0xfedcba98, 0xffff800012345678L, GID, 7);
+        assertEquals(k, PerfWire.parseDest(PerfWire.dest(k), true, PEER));
+        PerfWire.Keys n = new PerfWire.Keys(3, 1, 2, 4, 5, 6, null, 0);
+        assertEquals(n, PerfWire.parseDest(PerfWire.dest(n), false, PEER));
+        // no GID sends zeros, and the side that uses one reads GID 0
+        assertEquals(Gid.ZERO, PerfWire.parseDest(PerfWire.dest(n), true, PEER).gid());
+    }
+
+    @Test
+    void parsesWhatCPerftestSends() {
+        // rdma_write_keys: htobe32/htobe64 fields; the padding is stack bytes, gid_index its own (-1 here)
+        ByteBuffer b = ByteBuffer.allocate(56);
+        b.putInt(0).putInt(128).putInt(0x11).putInt(0x5a5a5a).putInt(0x1234).putInt(0xdeadbeef).putLong(0x7f0012340000L);
+        b.put(GID.raw()).putInt(0).putInt(-1);
+        PerfWire.Keys k = PerfWire.parseDest(b.array(), true, PEER);
+        assertEquals(new PerfWire.Keys(0, 128, 0x11, 0x5a5a5a, 0x1234, 0x7f0012340000L, GID, 0), k);
+        // the keys perftest sends before the rdma_cm connection: all zeros
+        assertEquals(new PerfWire.Keys(0, 0, 0, 0, 0, 0, Gid.ZERO, 0), PerfWire.parseDest(new byte[56], true, PEER));
+    }
+
+    @Test
+    void hostileDestIsRefusedNamingThePeer() {
+        for (int len : new int[] {0, 1, 55, 57, 108}) {
+            PerfChannel.ExchangeException e = assertThrows(PerfChannel.ExchangeException.class,
+                    () -> PerfWire.parseDest(new byte[len], true, PEER));
+            assertTrue(e.getMessage().contains(PEER) && e.getMessage().contains(len + " bytes"), e.getMessage());
+        }
+        int[][] bad = {{0, -1}, {0, 0x10000}, {4, 0x10000}, {8, 0x1000000}, {8, -1}, {12, 0x1000000}, {12, Integer.MIN_VALUE}};
+        String[] names = {"LID", "LID", "OUT", "QPN", "QPN", "PSN", "PSN"};
+        for (int i = 0; i < bad.length; i++) {
+            byte[] b = new byte[56];
+            ByteBuffer.wrap(b).putInt(bad[i][0], bad[i][1]);
+            PerfChannel.ExchangeException e = assertThrows(PerfChannel.ExchangeException.class,
+                    () -> PerfWire.parseDest(b, true, PEER));
+            assertTrue(e.getMessage().contains(PEER) && e.getMessage().contains(" " + names[i] + " "), e.getMessage());
+        }
+        // perftest's text keys over rdma_cm are 108 bytes: refused by size, not parsed
+        byte[] text = PerfWire.keys(new PerfWire.Keys(0, 1, 2, 3, 4, 5, GID, 0));
+        assertThrows(PerfChannel.ExchangeException.class, () -> PerfWire.parseDest(text, true, PEER));
+    }
+
+    /** One side of an in-memory link: messages as whole arrays, each receive checks its size as the rdma_cm one. */
+    private static final class MemoryLink implements PerfChannel.Link {
+        final BlockingQueue<byte[]> in;
+        final BlockingQueue<byte[]> out;
+        final List<Integer> sent = new ArrayList<>();
+
+        MemoryLink(BlockingQueue<byte[]> in, BlockingQueue<byte[]> out) {
+            this.in = in;
+            this.out = out;
+        }
+
+        @Override
+        public void send(byte[] b, String what) {
+            sent.add(b.length);
+            out.add(b.clone());
+        }
+
+        @Override
+        public byte[] receive(int size, String what) {
+            byte[] b;
+            try {
+                b = in.poll(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            if (b == null || b.length != size) {
+                throw new PerfChannel.ExchangeException("the peer at " + peer() + " sent "
+                        + (b == null ? "nothing" : b.length + " bytes") + " at the " + what);
+            }
+            return b;
+        }
+
+        @Override
+        public String peer() {
+            return "memory";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A whole rdma_cm-format exchange: the sizes of perftest's SENDs, in order, and the values. */
+    @Test
+    void twoChannelsTalkInTheRdmaCmFormat() throws Exception {
+        BlockingQueue<byte[]> toServer = new LinkedBlockingQueue<>();
+        BlockingQueue<byte[]> toClient = new LinkedBlockingQueue<>();
+        MemoryLink serverLink = new MemoryLink(toServer, toClient);
+        MemoryLink clientLink = new MemoryLink(toClient, toServer);
+        CompletableFuture<Object[]> server = CompletableFuture.supplyAsync(() -> {
+            PerfChannel c = PerfChannel.over(serverLink, false);
+            int mtu = c.start(5);
+            PerfWire.Keys k = c.handshake(new PerfWire.Keys(0, 1, 2, 3, 4, 5, GID, 0), "keys");
+            BandwidthStats.Result r = c.exchangeReports(null);
+            c.finish();
+            return new Object[] {mtu, k, r};
+        });
+        PerfChannel c = PerfChannel.over(clientLink, true);
+        assertEquals(3, c.start(3));
+        assertEquals(2, c.handshake(new PerfWire.Keys(0, 1, 9, 8, 7, 6, GID, 0), "keys").qpn());
+        assertEquals(new BandwidthStats.Result(0, 0, 0, 0, 0),
+                c.exchangeReports(new BandwidthStats.Result(64, 200, 10.5, 9.5, 0.15)));
+        c.finish();
+        Object[] s = server.get(30, TimeUnit.SECONDS);
+        assertEquals(3, s[0]);
+        assertEquals(9, ((PerfWire.Keys) s[1]).qpn());
+        assertEquals(new BandwidthStats.Result(64, 200, 10.5, 9.5, 0.15), s[2]);
+        // version, page size, cache line, MTU, keys, the five report fields; no "done"
+        List<Integer> sizes = List.of(16, 4, 4, 2, 56, 8, 8, 8, 8, 8);
+        assertEquals(sizes, clientLink.sent);
+        assertEquals(sizes, serverLink.sent);
+        assertTrue(toServer.isEmpty() && toClient.isEmpty());
+    }
+
+    /** A peer whose keys are text (the TCP format) over rdma_cm fails at the key exchange, naming it. */
+    @Test
+    void aPeerSendingTheWrongSizeFailsNamingTheStep() throws Exception {
+        BlockingQueue<byte[]> toServer = new LinkedBlockingQueue<>();
+        BlockingQueue<byte[]> toClient = new LinkedBlockingQueue<>();
+        PerfChannel c = PerfChannel.over(new MemoryLink(toClient, toServer), true);
+        toClient.add(PerfWire.keys(new PerfWire.Keys(0, 1, 2, 3, 4, 5, GID, 0)));
+        PerfChannel.ExchangeException e = assertThrows(PerfChannel.ExchangeException.class,
+                () -> c.handshake(new PerfWire.Keys(0, 1, 9, 8, 7, 6, GID, 0), "start of rdma_cm"));
+        assertTrue(e.getMessage().contains("start of rdma_cm") && e.getMessage().contains("108 bytes"), e.getMessage());
+        // a version that is not perftest's, with the right size, fails the version check
+        toClient.add("HTTP/1.1 200 OK\0".getBytes(StandardCharsets.US_ASCII));
+        assertEquals(16, toClient.peek().length);
+        assertThrows(PerfChannel.ExchangeException.class, () -> c.start(3));
     }
 }

@@ -3,6 +3,7 @@ package org.verbs4j.bench.perf;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
@@ -24,9 +25,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.lab.Lab;
 
 /**
- * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw})
- * on rxe0 over perftest's TCP exchange: each of the six tests with a C server and a verbs4j-perf client, and
- * with a verbs4j-perf server and a C client, at 2 B and 4 KiB (and 64 KiB for the bandwidth tests). Both
+ * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw}):
+ * each of the six tests with a C server and a verbs4j-perf client, and with a verbs4j-perf server and a C
+ * client, at 2 B and 4 KiB (and 64 KiB for the bandwidth tests), on rxe0 over perftest's TCP exchange, and with
+ * {@code -R} (perftest's rdma_cm exchange) on rxe0 and on siw0. Both
  * sides must exit 0 and print result lines that parse and hold sane numbers. verbs4j-perf runs in this JVM
  * ({@link VerbsPerf#run}); the C tool as a process.
  */
@@ -60,40 +62,180 @@ class PerftestInteropIT {
             int port = NEXT_PORT.getAndIncrement();
             List<String> common = List.of("-d", Lab.env("FABRIC_LAB_RXE_DEV"), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"),
                     "-p", Integer.toString(port), "-s", Long.toString(size), "-n", Integer.toString(ITERS));
-            String host = Lab.env("FABRIC_LAB_RXE_IP");
-            List<String> c = new ArrayList<>(List.of(t.cTool()));
-            c.addAll(common);
-            List<String> java = new ArrayList<>(List.of(t.command()));
-            java.addAll(common);
-            PerfSide server;
-            PerfSide client;
-            if (role == Role.C_SERVER) {
-                CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> runC(c));
-                // verbs4j-perf's client retries a refused connection for 10 s while the server starts
-                java.add(host);
-                client = PerfSide.run(java);
-                server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            } else {
-                CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
-                // C perftest's client does not retry: start it once the server listens
-                awaitListening(port);
-                c.add(host);
-                client = runC(c);
-                server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            }
-            String d = t.command() + " " + String.join(" ", common) + ", " + role + "\n" + server.describe("server")
-                    + "\n" + client.describe("client");
-            PerfSide cSide = role == Role.C_SERVER ? server : client;
-            if (cSide.exit() == 139) {
-                // the C tool died of SIGSEGV: that case alone is skipped, by name
-                Assumptions.abort(t.cTool() + " crashed (SIGSEGV) as " + (role == Role.C_SERVER ? "server" : "client")
-                        + " at -s " + size + "\n" + d);
-            }
-            assertEquals(0, server.exit(), "server exit status\n" + d);
-            assertEquals(0, client.exit(), "client exit status\n" + d);
-            assertReports(t, size, server, client, d);
+            runPair(t, role, size, common, Lab.env("FABRIC_LAB_RXE_IP"), () -> awaitListening(port));
         }
     }
+
+    enum Fabric {
+        RXE, SIW;
+
+        String device() {
+            return Lab.env(this == RXE ? "FABRIC_LAB_RXE_DEV" : "FABRIC_LAB_SIW_DEV");
+        }
+
+        String ip() {
+            return Lab.env(this == RXE ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
+        }
+    }
+
+    static Stream<Arguments> everyTestBothWaysOnBothFabrics() {
+        List<Arguments> a = new ArrayList<>();
+        for (Fabric f : Fabric.values()) {
+            for (PerfTest t : PerfTest.values()) {
+                for (Role r : Role.values()) {
+                    a.add(Arguments.of(f, t, r));
+                }
+            }
+        }
+        return a.stream();
+    }
+
+    /**
+     * {@code -R}: perftest's exchange over its own rdma_cm connection and the test's queue pair through rdma_cm,
+     * both on port {@code -p}, on rxe0 and on siw0 (where rdma_cm is the only way to connect).
+     */
+    @ParameterizedTest(name = "-R on {0}, {1}, {2}")
+    @MethodSource("everyTestBothWaysOnBothFabrics")
+    void withRdmaCmTooOnRxeAndSiw(Fabric f, PerfTest t, Role role) throws Exception {
+        for (long size : cmSizes(f, t)) {
+            int port = NEXT_PORT.getAndIncrement();
+            List<String> common = List.of("-d", f.device(), "-R", "-p", Integer.toString(port), "-s", Long.toString(size),
+                    "-n", Integer.toString(ITERS));
+            runPair(t, role, size, common, f.ip(), null);
+        }
+    }
+
+    /**
+     * The sizes of the {@code -R} runs, fewer than over TCP to keep the lab suite short: -R changes the exchange
+     * and the connection, not the loops, which the TCP runs cover at every size. siw0 (another device, and the
+     * credits of send_bw) at 2 B and 4 KiB, bandwidth at 2 B and 64 KiB; rxe0 at one size.
+     */
+    static List<Long> cmSizes(Fabric f, PerfTest t) {
+        if (f == Fabric.RXE) {
+            return List.of(t.isBandwidth() ? 65536L : 2L);
+        }
+        return t.isBandwidth() ? List.of(2L, 65536L) : List.of(2L, 4096L);
+    }
+
+    /**
+     * A peer that is not perftest on the rdma_cm exchange: rdma-core's {@code rping} client, whose first SEND (16
+     * bytes: its buffer's address, rkey and size) arrives where perftest's version is. The verbs4j-perf server
+     * must stop at once with exit status 1, naming the version exchange, without a stack trace.
+     */
+    @org.junit.jupiter.api.Test
+    void anRpingClientIsRefusedAtTheVersionExchange() throws Exception {
+        int port = NEXT_PORT.getAndIncrement();
+        List<String> java = List.of("send_lat", "-d", Fabric.RXE.device(), "-R", "-p", Integer.toString(port), "-n",
+                Integer.toString(ITERS));
+        long started = System.nanoTime();
+        CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+        List<String> rping = List.of("rping", "-c", "-a", Fabric.RXE.ip(), "-p", Integer.toString(port), "-C", "1", "-v");
+        PerfSide client = runC(rping);
+        for (int i = 0; i < 50 && !s.isDone() && !client.out().contains("ping data") && !client.err().isEmpty()
+                && System.nanoTime() - started < 20_000_000_000L; i++) {
+            Thread.sleep(100);
+            client = runC(rping);
+        }
+        PerfSide server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        String d = server.describe("server") + "\n" + client.describe("rping client");
+        assertEquals(1, server.exit(), "exit status 1\n" + d);
+        assertTrue(server.err().contains("as its version") && server.err().contains("version"), "names the step\n" + d);
+        assertTrue(!server.err().contains("Exception") && !server.err().contains("\tat "), "no stack trace\n" + d);
+        assertTrue(System.nanoTime() - started < 25_000_000_000L, "no wait for a time-out\n" + d);
+        System.err.println("PerftestInteropIT: an rping client against verbs4j-perf -R: " + server.err().trim());
+    }
+
+    interface Wait {
+        void await() throws Exception;
+    }
+
+    /**
+     * One C/Java pair to its end, then the checks. {@code listening} (null with {@code -R}: an rdma_cm listener
+     * on RoCE is no socket) waits until the verbs4j-perf server listens before the C client starts; without it,
+     * a C client whose connection is refused (it does not retry) is started again while the server runs.
+     */
+    static void runPair(PerfTest t, Role role, long size, List<String> common, String host, Wait listening)
+            throws Exception {
+        List<String> c = new ArrayList<>(List.of(t.cTool()));
+        c.addAll(common);
+        List<String> java = new ArrayList<>(List.of(t.command()));
+        java.addAll(common);
+        PerfSide server;
+        PerfSide client;
+        long started = System.nanoTime();
+        if (role == Role.C_SERVER) {
+            CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> runC(c));
+            // verbs4j-perf's client retries a refused connection for 10 s while the server starts
+            java.add(host);
+            client = PerfSide.run(java);
+            server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } else {
+            CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+            c.add(host);
+            if (listening != null) {
+                // C perftest's client does not retry: start it once the server listens
+                listening.await();
+                client = runC(c);
+            } else {
+                client = runC(c);
+                for (int i = 0; i < 50 && !s.isDone() && client.exit() != 0 && client.err().contains(C_NOT_CONNECTED); i++) {
+                    Thread.sleep(100);
+                    client = runC(c);
+                }
+            }
+            server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        String d = t.command() + " " + String.join(" ", common) + ", " + role + " ("
+                + (System.nanoTime() - started) / 1_000_000 + " ms)\n" + server.describe("server") + "\n"
+                + client.describe("client");
+        PerfSide cSide = role == Role.C_SERVER ? server : client;
+        if (cSide.exit() == 139) {
+            // the C tool died of SIGSEGV: that case alone is skipped, by name
+            Assumptions.abort(t.cTool() + " crashed (SIGSEGV) as " + (role == Role.C_SERVER ? "server" : "client")
+                    + " at -s " + size + "\n" + d);
+        }
+        assertEquals(0, server.exit(), "server exit status\n" + d);
+        assertEquals(0, client.exit(), "client exit status\n" + d);
+        assertReports(t, size, role == Role.C_SERVER ? withCStdev(server, d) : server,
+                role == Role.C_SERVER ? client : withCStdev(client, d), d);
+        if (common.contains("-R")) {
+            // both sides said that the exchange itself ran over rdma_cm
+            assertTrue(server.out().contains(" Data ex. method : rdma_cm") && client.out().contains(" Data ex. method : rdma_cm"),
+                    "both headers say rdma_cm\n" + d);
+        }
+    }
+
+    /**
+     * The C side's output, with a {@code -nan} t_stdev made 0 when C perftest's own arithmetic explains it: it
+     * squares each deviation from the average as an {@code int} ({@code print_report_lat}), which overflows when a
+     * sample lies more than 46340 us from the average (a stall of the emulated VM), and takes the square root of
+     * the negative sum. Any other {@code nan}, or one without such a sample, stays and fails the parse.
+     */
+    static PerfSide withCStdev(PerfSide c, String d) {
+        List<String> lines = c.out().lines().toList();
+        int i = lines.indexOf(PerfFormat.LAT_COLUMNS);
+        if (i < 0 || i + 1 >= lines.size()) {
+            return c;
+        }
+        String line = lines.get(i + 1);
+        String[] cols = line.trim().split("\\s+");
+        if (cols.length != 9 || !cols[6].equals("-nan")) {
+            return c;
+        }
+        double min = Double.parseDouble(cols[2]);
+        double max = Double.parseDouble(cols[3]);
+        double avg = Double.parseDouble(cols[5]);
+        assertTrue(max - avg > 46340 || avg - min > 46340, "C perftest printed t_stdev -nan without a sample more than"
+                + " 46340 us from the average (which would overflow its int)\n" + d);
+        System.err.println("PerftestInteropIT: C perftest's t_stdev is -nan (its int overflows: t_max " + cols[3]
+                + " us, t_avg " + cols[5] + " us); read as 0");
+        List<String> fixed = new ArrayList<>(lines);
+        fixed.set(i + 1, line.replace("-nan", "0"));
+        return new PerfSide(c.exit(), String.join("\n", fixed) + "\n", c.err());
+    }
+
+    /** What C perftest's client prints when its exchange connection fails (nobody listens yet). */
+    static final String C_NOT_CONNECTED = "Unable to init the socket connection";
 
     static void assertReports(PerfTest t, long size, PerfSide server, PerfSide client, String d) {
         if (!t.isBandwidth()) {
