@@ -46,6 +46,8 @@ final class PerfRunner implements AutoCloseable {
     private final SendRequests credit = SendRequests.allocate(1, 1);
     private final ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
     private final WorkCompletions wc = WorkCompletions.allocate(POLL_BATCH);
+    /** The credit writes' completions: reaped in the middle of a batch of receive completions still in {@link #wc}. */
+    private final WorkCompletions creditWc = WorkCompletions.allocate(POLL_BATCH);
     private final long[] posted;
     private final long[] completed;
     private final com.sun.management.ThreadMXBean threads;
@@ -443,9 +445,9 @@ final class PerfRunner implements AutoCloseable {
     }
 
     private int reapCredits() {
-        int ne = sendCq.poll(wc, POLL_BATCH);
+        int ne = sendCq.poll(creditWc, POLL_BATCH);
         for (int i = 0; i < ne; i++) {
-            check(i, CREDIT, 0, 0);
+            check(creditWc, i, CREDIT, 0, 0);
         }
         return ne;
     }
@@ -463,6 +465,10 @@ final class PerfRunner implements AutoCloseable {
      * literal allocates it (constant pool resolution), which would count as the loop's allocation.
      */
     private void check(int i, int what, long scnt, long ccnt) {
+        check(wc, i, what, scnt, ccnt);
+    }
+
+    private void check(WorkCompletions wc, int i, int what, long scnt, long ccnt) {
         int status = wc.statusValue(i);
         if (status != 0) {
             WcStatus st = WcStatus.of(status);
@@ -488,5 +494,6 @@ final class PerfRunner implements AutoCloseable {
         credit.close();
         recv.close();
         wc.close();
+        creditWc.close();
     }
 }
