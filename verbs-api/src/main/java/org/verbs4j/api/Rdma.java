@@ -95,8 +95,18 @@ public final class Rdma {
             throw new NoSuchDeviceException(b.noDevicesErrno(), "RDMA device '" + name + "' not found; "
                     + noDevices(b));
         }
-        throw new NoSuchDeviceException("RDMA device '" + name + "' not found; devices present: "
+        // a backend without devices says why (a kernel without RDMA, no device), with its errno: the software
+        // device present does not make "mlx5_0 not found" a question of a wrong name
+        StringBuilder why = new StringBuilder("RDMA device '" + name + "' not found; devices present: "
                 + all.stream().map(RdmaDevice::name).collect(Collectors.joining(", ")));
+        int errno = 0;
+        for (VerbsBackend b : backends) {
+            if (b.devices().isEmpty()) {
+                why.append("; ").append(b.name()).append(": ").append(noDevices(b));
+                errno = errno != 0 ? errno : b.noDevicesErrno();
+            }
+        }
+        throw new NoSuchDeviceException(errno != 0 ? errno : Errno.ENODEV, why.toString());
     }
 
     /**

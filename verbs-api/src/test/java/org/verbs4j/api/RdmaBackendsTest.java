@@ -36,6 +36,15 @@ class RdmaBackendsTest {
     }
 
     @Test
+    void aMissingDeviceBesideTheSoftwareOneSaysWhyLibibverbsHasNone() {
+        NoSuchDeviceException e = assertThrows(NoSuchDeviceException.class,
+                () -> Rdma.device(List.of(empty, soft), "mlx5_0"));
+        assertEquals(Errno.ENODEV, e.errno());
+        assertTrue(e.getMessage().contains("devices present: jsiw_lo; jnr: this machine has no RDMA device"),
+                e.getMessage());
+    }
+
+    @Test
     void withNoDeviceAnywhereTheFirstBackendSaysWhy() {
         NoSuchDeviceException e = assertThrows(NoSuchDeviceException.class,
                 () -> Rdma.device(List.of(empty), "rxe0"));
