@@ -193,6 +193,9 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
                 return;
             }
         } while (!armed.compareAndSet(a, want));
+        for (QpDataPath p : paths) {
+            p.armedForEvent();
+        }
     }
 
     @Override
