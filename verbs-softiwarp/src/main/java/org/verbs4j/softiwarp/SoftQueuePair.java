@@ -96,7 +96,10 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     static SoftQueuePair create(SoftProtectionDomain pd, QpInitAttributes a) {
         if (a.type() != QpType.RC) {
-            throw new VerbsException("ibv_create_qp", Errno.EOPNOTSUPP, a.type() + ": an iWARP device has RC QPs only");
+            // the words of the libibverbs backend's refusal (the same tests read both): type and device, then why
+            throw new VerbsException("ibv_create_qp", Errno.EOPNOTSUPP,
+                    a.type() + " on " + pd.softContext().softDevice().name() + ": an iWARP device has RC QPs only",
+                    "This device does not support " + a.type() + " queue pairs (iWARP has RC only)");
         }
         SoftCompletionQueue sendCq = cast(a.sendCq(), pd);
         SoftCompletionQueue recvCq = cast(a.recvCq(), pd);

@@ -96,6 +96,10 @@ class QueuePairTest {
         assertNotEquals(0, qp.qpNumber());
         assertSame(scq, qp.sendCq());
         assertEquals(95, errno(() -> pd.createQueuePair(new QpInitAttributes(QpType.UD, scq, rcq))), "EOPNOTSUPP");
+        VerbsException uc = assertThrows(VerbsException.class,
+                () -> pd.createQueuePair(new QpInitAttributes(QpType.UC, scq, rcq)));
+        assertTrue(uc.getMessage().startsWith("ibv_create_qp failed (UC on " + ctx.device().name()), uc.getMessage());
+        assertTrue(uc.hint().contains("does not support UC"), uc.getMessage());
         assertEquals(22, errno(() -> pd.createQueuePair(new QpInitAttributes(QpType.RC, scq, rcq).maxSendSge(7))));
         assertEquals(22, errno(() -> pd.createQueuePair(new QpInitAttributes(QpType.RC, scq, rcq).maxInlineData(257))));
         assertThrows(IllegalStateException.class, scq::close, "the QP uses its CQ");
