@@ -132,7 +132,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     private static SoftCompletionQueue cast(CompletionQueue cq, SoftProtectionDomain pd) {
         if (!(cq instanceof SoftCompletionQueue) || cq.context() != pd.context()) {
-            throw new IllegalArgumentException(cq + " is not a completion queue of " + pd.context());
+            throw new IllegalArgumentException(cq + " is not from " + pd.context());
         }
         return (SoftCompletionQueue) cq;
     }
