@@ -237,8 +237,8 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
             long list = wrs.enter();
             try {
                 if (srq != null) {
-                    throw new PostException("ibv_post_recv", Errno.EINVAL, 0, this + " takes its receives from "
-                            + srq + ": post them there");
+                    // a misuse of the QP, not a failed post: the libibverbs backend's exception, in its words
+                    throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
                 }
                 wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
                 QpState s = attributes.state();
