@@ -220,6 +220,17 @@ class QueuePairTest {
         assertEquals(22, assertThrows(PostException.class, () -> qp.postSend(sends)).errno());
         sends.at(0).opcode(Opcode.SEND).flags(SendFlags.INLINE).sge(0, mr, 0, 65);
         assertEquals(22, assertThrows(PostException.class, () -> qp.postSend(sends)).errno(), "inline > 64");
+        // as siw: immediate data and atomics are refused at post, not queued to fail later
+        for (Opcode op : new Opcode[] {Opcode.SEND_WITH_IMM, Opcode.RDMA_WRITE_WITH_IMM, Opcode.ATOMIC_CMP_AND_SWP,
+                Opcode.ATOMIC_FETCH_AND_ADD}) {
+            sends(1);
+            sends.at(0).opcode(op);
+            PostException e = assertThrows(PostException.class, () -> qp.postSend(sends), op.name());
+            assertEquals(22, e.errno(), e.getMessage());
+            assertEquals(0, e.failedIndex(), e.getMessage());
+            assertTrue(e.getMessage().contains(op.name()), e.getMessage());
+        }
+        assertEquals(1, ((SoftQueuePair) qp).sendQueue().size(), "nothing more queued");
     }
 
     @Test
