@@ -514,6 +514,29 @@ public final class QpPair implements AutoCloseable {
         return got;
     }
 
+    /**
+     * On iWARP, waits until the RDMA Writes {@code qp} posted before are placed at the peer: an 8-byte RDMA Read
+     * of {@code rkey}'s {@code remoteAddress} into {@code local} at {@code localOffset}, behind them. An iWARP
+     * Write completes at the requester once it is handed to TCP (RFC 5040: local completion says nothing about
+     * remote placement; siw completes before placing), and a Read Request is served only after the Writes before
+     * it on the connection were placed. Does nothing on InfiniBand transports, where the Write's ACK meant placement.
+     * Takes the Read's completion from {@code cq}, which must hold no other.
+     */
+    public static void awaitWritesPlaced(QueuePair qp, CompletionQueue cq, MemoryRegion local, long localOffset,
+            long remoteAddress, int rkey) {
+        if (qp.protectionDomain().context().device().transportType() != TransportType.IWARP) {
+            return;
+        }
+        try (org.verbs4j.api.SendRequests s = org.verbs4j.api.SendRequests.allocate(1, 1)) {
+            s.at(0).wrId(0xFE7CEL).opcode(org.verbs4j.api.Opcode.RDMA_READ).flags(org.verbs4j.api.SendFlags.SIGNALED)
+                    .sge(local.address() + localOffset, 8, local.lkey()).rdma(remoteAddress, rkey);
+            qp.postSend(s);
+            Wc w = take(cq, 1).get(0);
+            assertEquals(WcStatus.SUCCESS, w.status(), "the fence read behind the writes: " + w);
+            assertEquals(0xFE7CEL, w.wrId(), "the fence read behind the writes: " + w);
+        }
+    }
+
     /** Waits until {@code qp} reports {@code state} (some devices move to ERR asynchronously). */
     public static QpState awaitState(QueuePair qp, QpState state, long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
