@@ -144,6 +144,16 @@ final class SoftConnectionManager extends AbstractResource implements Connection
         }
     }
 
+    /** Before its ids close: the waits they end say why. */
+    @Override
+    protected void interruptWaits() {
+        for (AbstractResource c : openChildren()) {
+            if (c instanceof SoftCmId id) {
+                id.closingWith("its ConnectionManager was closed");
+            }
+        }
+    }
+
     /** After its ids closed: releases the contexts. */
     @Override
     protected void destroy() {
