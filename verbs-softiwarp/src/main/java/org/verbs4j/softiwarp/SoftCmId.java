@@ -227,8 +227,10 @@ final class SoftCmId extends AbstractResource implements CmId {
                 SoftIwarpDevice d = SoftConnectionManager.deviceFor(source);
                 if (d == null) {
                     CmException why = SoftConnectionManager.noDevice("rdma_resolve_addr", source);
+                    // the hint says how to add the device that is missing
                     throw new CmException("rdma_resolve_addr", CmEventType.ADDR_ERROR, -why.errno(),
-                            destination + " is reached from " + source.getHostAddress() + ": " + why.getMessage(), null);
+                            destination + " is reached from " + source.getHostAddress() + ", an address of no software "
+                                    + "iWARP device (" + Errno.name(why.errno()) + ")", why.hint());
                 }
                 context = mgr.contextFor(d);
                 if (local == null || local.getAddress().isAnyLocalAddress()) {
@@ -441,7 +443,8 @@ final class SoftCmId extends AbstractResource implements CmId {
         if (e instanceof WireException w) {
             if (w.error() == WireError.MPA_REJECTED) {
                 return new CmRejectedException("rdma_connect", MPA_REJECT_STATUS, w.privateData(), peer.toString(),
-                        "the peer's application rejected the connection; its private data says why");
+                        "the peer's application rejected the request (iWARP MPA reject, reported as ECONNRESET); "
+                                + "its private data says why");
             }
             if (w.error() == WireError.MPA_TIMEOUT && timeLeft) {
                 return new CmException("rdma_connect", CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, peer

@@ -114,10 +114,11 @@ final class SoftConnectionManager extends AbstractResource implements Connection
         String netdev = LocalRoutes.interfaceOf(address);
         if (netdev == null) {
             return new CmException(verb, Errno.EADDRNOTAVAIL, address.getHostAddress()
-                    + " is not an address of this host", "bind a local address");
+                    + " is not an address of this host", "no RDMA device has this address: bind a local address");
         }
         return new CmException(verb, Errno.ENODEV, address.getHostAddress() + " is on " + netdev
-                + ", which has no software iWARP device", "add one: SoftIwarp.addDevice(\"jsiw_" + netdev + "\", \""
+                + ", which has no software iWARP device", "no RDMA device has this address; add one: "
+                + "SoftIwarp.addDevice(\"jsiw_" + netdev + "\", \""
                 + netdev + "\") or -D" + SoftIwarp.DEVICES_PROPERTY + "=jsiw_" + netdev + "=" + netdev);
     }
 
