@@ -537,6 +537,22 @@ public final class QpPair implements AutoCloseable {
         }
     }
 
+    /**
+     * The {@code expected.length} bytes of {@code mr} at {@code offset}, once they equal {@code expected} or after
+     * {@link #WAIT_MILLIS}: for a target of RDMA Writes on iWARP where no fence read can reach it (see
+     * {@link #awaitWritesPlaced}); on InfiniBand transports read at once, the Write's ACK meant placement.
+     */
+    public static byte[] awaitBytes(MemoryRegion mr, long offset, byte[] expected) {
+        boolean iwarp = mr.protectionDomain().context().device().transportType() == TransportType.IWARP;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        byte[] got = mr.getBytes(offset, expected.length);
+        while (iwarp && !java.util.Arrays.equals(expected, got) && System.nanoTime() - deadline < 0) {
+            sleep(1);
+            got = mr.getBytes(offset, expected.length);
+        }
+        return got;
+    }
+
     /** Waits until {@code qp} reports {@code state} (some devices move to ERR asynchronously). */
     public static QpState awaitState(QueuePair qp, QpState state, long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
