@@ -29,7 +29,10 @@ public interface CompletionChannel extends AutoCloseable {
      */
     CompletionQueue awaitEvent(long timeout, TimeUnit unit);
 
-    /** {@return the file descriptor, for an event loop} */
+    /**
+     * {@return the file descriptor, for an event loop; -1 when the channel has none (a device no kernel serves, as
+     * the pure-Java software iWARP device: wait with {@link #awaitEvent})}
+     */
     int fd();
 
     /** {@return whether closed} */

@@ -71,6 +71,22 @@ public final class Lab {
                 .map(c -> org.junit.jupiter.params.provider.Arguments.of(d, c)));
     }
 
+    /** {@code vendor_id} of Linux's soft-iWARP driver siw (siw.h SIW_VENDOR_ID, "bmt"). */
+    public static final int SIW_VENDOR_ID = 0x626d74;
+
+    /**
+     * Whether {@code attrs} are Linux siw's (its vendor_id): for the few assertions that pin down a known bug of
+     * that driver, so that a fixed siw shows up, while other iWARP devices are held to the correct behaviour.
+     */
+    public static boolean isLinuxSiw(org.verbs4j.api.DeviceAttributes attrs) {
+        return attrs.vendorId() == SIW_VENDOR_ID;
+    }
+
+    /** Whether the kernel serves {@code device} (it is in /sys/class/infiniband): its verbs objects have file descriptors. */
+    public static boolean isKernelDevice(String device) {
+        return java.nio.file.Files.isDirectory(java.nio.file.Path.of("/sys/class/infiniband", device));
+    }
+
     /** Runs a command, returns its stdout, fails the test on a non-zero exit. */
     public static String run(String... command) {
         try {

@@ -56,7 +56,9 @@ public final class QpPair implements AutoCloseable {
     public static final int PSN_B = 0x0c0ffe;
     /** How long a test waits for completions. The lab VM is ~25x slower than a host. */
     public static final long WAIT_MILLIS = 30_000;
-    private static final AtomicInteger NEXT_CM_PORT = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 20000));
+    // below Linux's ephemeral ports (32768 and up): a listener there can collide with the local port of a connection
+    // (this JVM's own active sides), EADDRINUSE; a run takes a few hundred ports from its base
+    private static final AtomicInteger NEXT_CM_PORT = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 10000));
 
     /** The lab devices: tests parameterised over this run on every fabric, the RoCE one first. */
     public static List<String> devices() {
@@ -510,6 +512,45 @@ public final class QpPair implements AutoCloseable {
                     sleep(1);
                 }
             } while (System.nanoTime() - deadline < 0);
+        }
+        return got;
+    }
+
+    /**
+     * On iWARP, waits until the RDMA Writes {@code qp} posted before are placed at the peer: an 8-byte RDMA Read
+     * of {@code rkey}'s {@code remoteAddress} into {@code local} at {@code localOffset}, behind them. An iWARP
+     * Write completes at the requester once it is handed to TCP (RFC 5040: local completion says nothing about
+     * remote placement; siw completes before placing), and a Read Request is served only after the Writes before
+     * it on the connection were placed. Does nothing on InfiniBand transports, where the Write's ACK meant placement.
+     * Takes the Read's completion from {@code cq}, which must hold no other.
+     */
+    public static void awaitWritesPlaced(QueuePair qp, CompletionQueue cq, MemoryRegion local, long localOffset,
+            long remoteAddress, int rkey) {
+        if (qp.protectionDomain().context().device().transportType() != TransportType.IWARP) {
+            return;
+        }
+        try (org.verbs4j.api.SendRequests s = org.verbs4j.api.SendRequests.allocate(1, 1)) {
+            s.at(0).wrId(0xFE7CEL).opcode(org.verbs4j.api.Opcode.RDMA_READ).flags(org.verbs4j.api.SendFlags.SIGNALED)
+                    .sge(local.address() + localOffset, 8, local.lkey()).rdma(remoteAddress, rkey);
+            qp.postSend(s);
+            Wc w = take(cq, 1).get(0);
+            assertEquals(WcStatus.SUCCESS, w.status(), "the fence read behind the writes: " + w);
+            assertEquals(0xFE7CEL, w.wrId(), "the fence read behind the writes: " + w);
+        }
+    }
+
+    /**
+     * The {@code expected.length} bytes of {@code mr} at {@code offset}, once they equal {@code expected} or after
+     * {@link #WAIT_MILLIS}: for a target of RDMA Writes on iWARP where no fence read can reach it (see
+     * {@link #awaitWritesPlaced}); on InfiniBand transports read at once, the Write's ACK meant placement.
+     */
+    public static byte[] awaitBytes(MemoryRegion mr, long offset, byte[] expected) {
+        boolean iwarp = mr.protectionDomain().context().device().transportType() == TransportType.IWARP;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        byte[] got = mr.getBytes(offset, expected.length);
+        while (iwarp && !java.util.Arrays.equals(expected, got) && System.nanoTime() - deadline < 0) {
+            sleep(1);
+            got = mr.getBytes(offset, expected.length);
         }
         return got;
     }

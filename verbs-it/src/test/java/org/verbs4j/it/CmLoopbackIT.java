@@ -1,6 +1,7 @@
 package org.verbs4j.it;
 
 import org.verbs4j.lab.CmLoopback;
+import org.verbs4j.lab.QpPair;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -45,7 +46,7 @@ class CmLoopbackIT {
             cqs[server ? 1 : 0] = cq;
             return new QpInitAttributes(QpType.RC, cq, cq).maxSendWr(8).maxRecvWr(8);
         });
-        try (MemoryRegion mr = cm.protectionDomain().allocateMemory(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        try (MemoryRegion mr = cm.protectionDomain().allocateMemory(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
                 SendRequests wrs = SendRequests.allocate(1, 1);
                 ReceiveRequests rrs = ReceiveRequests.allocate(1, 1);
                 WorkCompletions wc = WorkCompletions.allocate(4)) {
@@ -74,6 +75,8 @@ class CmLoopbackIT {
             cm.client().postSend(wrs);
             assertEquals(1, WaitStrategy.busySpin().await(cqs[0], wc, 10_000_000_000L));
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
+            // on iWARP the write's completion does not mean placement: a read behind it does
+            QpPair.awaitWritesPlaced(cm.client(), cqs[0], mr, 3072, mr.address(), mr.rkey());
             assertArrayEquals(msg, mr.getBytes(2048, msg.length));
         } finally {
             cm.closeWith(cqs);

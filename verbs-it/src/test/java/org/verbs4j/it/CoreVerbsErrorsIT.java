@@ -4,6 +4,7 @@ import org.verbs4j.lab.QpPair;
 import org.verbs4j.lab.EventLog;
 
 import org.verbs4j.lab.Lab;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -92,12 +93,12 @@ class CoreVerbsErrorsIT {
     }
 
     /**
-     * After an error completion the QP is in ERR. InfiniBand transport: {@code ibv_query_qp} says so. siw on
-     * Linux 6.1 leaves qp_state out of ibv_query_qp (it always reads RESET), so there the proof is what ERR
-     * does: a send posted now completes at once with WR_FLUSH_ERR.
+     * After an error completion the QP is in ERR: {@code ibv_query_qp} says so. siw on Linux 6.1 leaves qp_state
+     * out of ibv_query_qp (it always reads RESET; a bug of that driver, found by its vendor_id), so there the proof
+     * is what ERR does: a send posted now completes at once with WR_FLUSH_ERR.
      */
     static void assertInError(QpPair p, QueuePair qp, Object context) {
-        if (p.transport == TransportType.IB) {
+        if (!Lab.isLinuxSiw(p.attrs)) {
             assertEquals(QpState.ERR, QpPair.awaitState(qp, QpState.ERR, 2000), "after an error completion the QP is in "
                     + "ERR: " + context);
             assertEquals(QpState.ERR, qp.query(org.verbs4j.api.QpAttrMask.STATE).state());
@@ -129,11 +130,12 @@ class CoreVerbsErrorsIT {
     }
 
     /**
-     * A remote access the responder refuses. rxe: REM_ACCESS_ERR at the requester. siw: what
-     * {@link #expectIwarp} describes, with the status of the requester's completion and the responder's event.
+     * A remote access the responder refuses. rxe: REM_ACCESS_ERR at the requester. iWARP: what
+     * {@link #expectIwarp} describes, with the status of the requester's completion (on siw, and on other iWARP
+     * devices) and the responder's event.
      */
     record RemoteViolation(String scenario, long wrId, Opcode opcode, int length, boolean nearTheEnd,
-            WcStatus iwarpStatus, AsyncEventType iwarpEvent) {
+            WcStatus siwStatus, WcStatus iwarpStatus, AsyncEventType iwarpEvent) {
         @Override
         public String toString() {
             return scenario;
@@ -144,11 +146,11 @@ class CoreVerbsErrorsIT {
     static Stream<Arguments> remoteViolations() {
         return Lab.devicesWith(
                 new RemoteViolation("RDMA write with an invalid rkey", 0xE1, Opcode.RDMA_WRITE, 64, false, WcStatus.SUCCESS,
-                        null),
+                        WcStatus.SUCCESS, null),
                 new RemoteViolation("RDMA read with an invalid rkey", 0xE2, Opcode.RDMA_READ, 64, false,
-                        WcStatus.WR_FLUSH_ERR, AsyncEventType.QP_REQ_ERR),
+                        WcStatus.WR_FLUSH_ERR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_REQ_ERR),
                 new RemoteViolation("RDMA write 90 bytes past the region's end", 0xE3, Opcode.RDMA_WRITE, 100, true,
-                        WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR));
+                        WcStatus.SUCCESS, WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR));
     }
 
     @ParameterizedTest
@@ -158,17 +160,18 @@ class CoreVerbsErrorsIT {
             long remote = v.nearTheEnd() ? p.b.mr.address() + p.b.mr.length() - 10 : p.b.mr.address();
             int rkey = v.nearTheEnd() ? p.b.mr.rkey() : p.b.mr.rkey() + 0x10000;
             write(p, s, v.wrId(), p.a.mr.address(), v.length(), p.a.mr.lkey(), remote, rkey, v.opcode());
-            expectRemoteViolation(outcome(p, log, 1, v.scenario()), p, log, v.wrId(), v.iwarpStatus(), v.iwarpEvent());
+            expectRemoteViolation(outcome(p, log, 1, v.scenario()), p, log, v.wrId(), v.siwStatus(), v.iwarpStatus(),
+                    v.iwarpEvent());
         }
     }
 
-    /** rxe: A's completion failed with REM_ACCESS_ERR; siw: {@link #expectIwarp} with these. */
-    private static void expectRemoteViolation(Outcome o, QpPair p, EventLog log, long wrId, WcStatus iwarpStatus,
-            AsyncEventType iwarpEvent) {
+    /** rxe: A's completion failed with REM_ACCESS_ERR; iWARP: {@link #expectIwarp} with these. */
+    private static void expectRemoteViolation(Outcome o, QpPair p, EventLog log, long wrId, WcStatus siwStatus,
+            WcStatus iwarpStatus, AsyncEventType iwarpEvent) {
         if (p.transport == TransportType.IB) {
             expectRequesterError(o, WcStatus.REM_ACCESS_ERR, wrId, p);
         } else {
-            expectIwarp(o, p, log, iwarpStatus, iwarpEvent);
+            expectIwarp(o, p, log, Lab.isLinuxSiw(p.attrs) ? siwStatus : iwarpStatus, iwarpEvent);
         }
     }
 
@@ -182,11 +185,12 @@ class CoreVerbsErrorsIT {
             Wc w = o.a().get(0);
             assertNotEquals(WcStatus.SUCCESS, w.status(), o.toString());
             assertEquals(0xE4, w.wrId(), o.toString());
-            if (p.transport == TransportType.IB) {
+            if (!Lab.isLinuxSiw(p.attrs)) {
                 assertEquals(WcStatus.LOC_PROT_ERR, w.status(), p.device + ": " + o);
                 assertInError(p, p.a.qp, o);
             } else {
-                // siw reports a bad local SGE as a local QP operation error, plus QP_FATAL on the requester's QP
+                // siw reports a bad local SGE as a local QP operation error (its status for every failed transmit,
+                // whatever the cause), plus QP_FATAL on the requester's QP
                 assertEquals(WcStatus.LOC_QP_OP_ERR, w.status(), p.device + ": " + o);
                 AsyncEvent e = log.await(AsyncEventType.QP_FATAL, p.a.qp, 5000);
                 assertTrue(e != null, "QP_FATAL on A: " + log);
@@ -203,7 +207,7 @@ class CoreVerbsErrorsIT {
             write(p, s, 0xE5, p.a.mr.address(), 64, p.a.mr.lkey(), readOnly.address(), readOnly.rkey(), Opcode.RDMA_WRITE);
             Outcome o = outcome(p, log, 1, "RDMA write to a region without REMOTE_WRITE");
             assertEquals(0x11, readOnly.getBytes(0, 1)[0], "the region was not written");
-            expectRemoteViolation(o, p, log, 0xE5, WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
+            expectRemoteViolation(o, p, log, 0xE5, WcStatus.SUCCESS, WcStatus.SUCCESS, AsyncEventType.QP_ACCESS_ERR);
         }
     }
 
@@ -216,8 +220,9 @@ class CoreVerbsErrorsIT {
             p.a.mr.fill(0, 64, (byte) 0);
             write(p, s, 0xE6, p.a.mr.address(), 64, p.a.mr.lkey(), writeOnly.address(), writeOnly.rkey(), Opcode.RDMA_READ);
             Outcome o = outcome(p, log, 1, "RDMA read from a region without REMOTE_READ");
-            if (p.transport == TransportType.IB) {
+            if (!Lab.isLinuxSiw(p.attrs)) {
                 expectRequesterError(o, WcStatus.REM_ACCESS_ERR, 0xE6, p);
+                assertArrayEquals(new byte[64], p.a.mr.getBytes(0, 64), "nothing was read");
             } else {
                 // siw (Linux 6.1) does not check REMOTE_READ when it serves a read: the read succeeds and returns
                 // the bytes of a region registered without remote read access. A device quirk (a siw bug),
@@ -230,12 +235,13 @@ class CoreVerbsErrorsIT {
     }
 
     /**
-     * iWARP (siw, as seen in the lab): an RDMA write completes at the requester when it is sent (RFC 5040:
-     * local completion says nothing about remote placement), so a write the responder rejects completes
-     * SUCCESS; the responder reports the violation as an async event on its QP and terminates the
-     * connection. A read needs the responder's answer: it fails (siw: WR_FLUSH_ERR, after the terminate).
+     * iWARP: an RDMA write completes at the requester when it is sent (RFC 5040: local completion says nothing
+     * about remote placement), so a write the responder rejects completes SUCCESS; the responder reports the
+     * violation as an async event on its QP and terminates the connection. A read needs the responder's answer:
+     * it fails (REM_ACCESS_ERR, from the Terminate's error; siw flushes it, WR_FLUSH_ERR, after the terminate).
+     * Afterwards A's QP is in ERR: a valid read is flushed (siw: see below).
      *
-     * @param statusA   the status A's completion has on siw
+     * @param statusA   the status A's completion has on this device
      * @param eventOnB  the event B's QP gets, or null when siw raises none
      */
     private static void expectIwarp(Outcome o, QpPair p, EventLog log, WcStatus statusA, AsyncEventType eventOnB) {
@@ -247,17 +253,28 @@ class CoreVerbsErrorsIT {
                     + log);
             assertSame(p.b.qp, e.queuePair(), e.toString());
         }
-        // afterwards the connection is gone and A's QP is dead, silently: a valid read is accepted and never
-        // completes (no flush, no event on A; ibv_query_qp cannot tell either, see assertInError)
+        // afterwards the connection is gone and A's QP is in ERR. siw: dead, silently: a valid read is accepted and
+        // never completes (no flush, no event on A; ibv_query_qp cannot tell either, see assertInError); a bug of
+        // that driver (a lost request), found by its vendor_id. Other devices flush the read.
         QpPair.sleep(500);
         try (SendRequests s = SendRequests.allocate(1, 1)) {
             s.at(0).wrId(0xBEEF).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED).sge(p.a.mr.address(), 8, p.a.mr.lkey())
                     .rdma(p.b.mr.address(), p.b.mr.rkey());
             p.a.qp.postSend(s);
-            List<Wc> after = QpPair.drain(p.a.cq, 3000);
+            // siw: wait long enough to see nothing; others: the flush, then a while for anything more
+            List<Wc> after = Lab.isLinuxSiw(p.attrs) ? QpPair.drain(p.a.cq, 3000) : new ArrayList<>(take(p.a.cq, 1, 3000));
+            if (!Lab.isLinuxSiw(p.attrs)) {
+                after.addAll(QpPair.drain(p.a.cq, 300));
+            }
             System.out.println("OBSERVED " + p.device + " after the violation: events " + log + "; a valid read on A -> "
                     + after);
-            assertEquals(List.of(), after, p.device + ": a read on the requester after the violation completed");
+            if (Lab.isLinuxSiw(p.attrs)) {
+                assertEquals(List.of(), after, p.device + ": a read on the requester after the violation completed");
+            } else {
+                assertEquals(1, after.size(), p.device + ": a read on the requester after the violation: " + after);
+                assertEquals(WcStatus.WR_FLUSH_ERR, after.get(0).status(), after.toString());
+                assertEquals(0xBEEF, after.get(0).wrId(), after.toString());
+            }
         }
     }
 
@@ -372,7 +389,7 @@ class CoreVerbsErrorsIT {
             r.count(4);
             p.b.qp.postReceive(r);
             p.b.qp.modify(new org.verbs4j.api.QpAttributes().state(QpState.ERR));
-            if (p.transport == TransportType.IB) {
+            if (!Lab.isLinuxSiw(p.attrs)) {
                 assertEquals(QpState.ERR, p.b.qp.state()); // siw (Linux 6.1) reads RESET: see assertInError
             }
             List<Wc> flushed = take(p.b.cq, 4);
@@ -395,14 +412,15 @@ class CoreVerbsErrorsIT {
             List<Wc> after = QpPair.drain(p.b.cq, 500);
             System.out.println("OBSERVED " + device + " flush: " + flushed + "; send on the ERR QP: " + post + " -> " + after
                     + "; events " + log);
-            if (p.transport == TransportType.IB) {
+            if (!Lab.isLinuxSiw(p.attrs)) {
                 assertEquals("accepted", post);
                 assertEquals(1, after.size(), "a send posted on an ERR QP completes, flushed: " + after);
                 assertEquals(WcStatus.WR_FLUSH_ERR, after.get(0).status(), after.toString());
                 assertEquals(0xF9, after.get(0).wrId());
             } else {
                 // siw: a send posted on a user QP in ERROR is accepted and never completes (the kernel's doorbell
-                // flushes only requests it is handed, and a user QP hands it none): nothing comes back
+                // flushes only requests it is handed, and a user QP hands it none): nothing comes back. A bug of
+                // that driver (a lost request), found by its vendor_id; other devices flush it, above
                 assertEquals("accepted", post);
                 assertEquals(List.of(), after, "siw completes nothing for a send posted in ERR: " + after);
             }

@@ -1,5 +1,6 @@
 package org.verbs4j.it;
 
+import org.verbs4j.lab.Lab;
 import org.verbs4j.lab.QpPair;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +28,6 @@ import org.verbs4j.api.Opcode;
 import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendFlags;
 import org.verbs4j.api.SendRequests;
-import org.verbs4j.api.TransportType;
 import org.verbs4j.api.WaitStrategy;
 import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
@@ -140,7 +140,11 @@ class CoreVerbsEventsIT {
                         "WaitStrategy.blocking() times out with 0");
             }
             assertSame(p.b.channel, p.b.cq.channel());
-            assertTrue(p.b.channel.fd() >= 0);
+            if (Lab.isKernelDevice(device)) {
+                assertTrue(p.b.channel.fd() >= 0, "a kernel device's channel has a file descriptor");
+            } else {
+                assertEquals(-1, p.b.channel.fd(), "a channel with no file descriptor says -1");
+            }
         }
     }
 
@@ -164,7 +168,8 @@ class CoreVerbsEventsIT {
         try (Messages m = new Messages(device, 4)) {
             QpPair p = m.p;
             m.receiveNotified(2, true);
-            long waitSeconds = p.transport == TransportType.IWARP ? 6 : 60; // see the iWARP branch below
+            boolean siw = Lab.isLinuxSiw(p.attrs);
+            long waitSeconds = siw ? 6 : 60; // see the siw branch below
             CompletableFuture<CompletionQueue> woken = m.awaitEvent(waitSeconds);
             m.send(0xA02, 0);
             // the unsolicited message arrives ...
@@ -175,10 +180,11 @@ class CoreVerbsEventsIT {
             QpPair.sleep(1000);
             assertFalse(woken.isDone(), device + ": an unsolicited message woke a solicited-only wait: " + getNow(woken));
             m.send(0xA03, SendFlags.SOLICITED);
-            if (p.transport == TransportType.IWARP) {
+            if (siw) {
                 // siw (Linux 6.1) never wakes a solicited-only wait: it reports receive completions to the
                 // notification check as "signaled", not "solicited", so only a next-completion arm fires. Seen in
-                // every lab run; asserted so that a fixed siw shows up here.
+                // every lab run; asserted so that a fixed siw shows up here. A bug of that driver (found by its
+                // vendor_id), not of iWARP: other iWARP devices (the software one) are held to the rule below.
                 CompletionQueue fired = woken.get(60, TimeUnit.SECONDS); // the 6 s wait ends
                 assertEquals(null, fired, device + ": siw now wakes solicited-only waits: update this test and the docs");
                 Wc second = takeOne(p.b.cq);

@@ -183,6 +183,11 @@ class CoreVerbsOpcodesIT {
                     c.length(), p.a.mr.lkey()).rdma(p.b.mr.address() + c.remoteOffset(), p.b.mr.rkey());
             p.a.qp.postSend(s);
             expectOk(takeOne(p.a.cq), 0xA2, c.completion(), c.length(), p.a.qp, "requester's completion");
+            if (write) {
+                // on iWARP the write's completion does not mean placement: a read behind it does (B's bytes 0..8
+                // into A's at 15000, away from both targets)
+                QpPair.awaitWritesPlaced(p.a.qp, p.a.cq, p.a.mr, 15000, p.b.mr.address(), p.b.mr.rkey());
+            }
             assertArrayEquals(data, sink.mr.getBytes(sinkOffset, c.length()), "transferred bytes");
             assertEquals(0x55, sink.mr.getBytes(sinkOffset - 1, 1)[0], "byte before the target untouched");
             assertEquals(0x55, sink.mr.getBytes(sinkOffset + c.length(), 1)[0], "byte after the target untouched");

@@ -19,10 +19,13 @@ final class CompletionRing {
     private final AtomicLong head = new AtomicLong();
     private final AtomicLong tail = new AtomicLong();
 
-    /** @param capacity a power of two */
+    /**
+     * @param capacity a power of two, at least 2: with one slot a published entry's sequence (pos + 1) equals the
+     *                 next producer's turn, so a second completion would overwrite the first instead of overrunning
+     */
     CompletionRing(int capacity) {
-        if (Integer.bitCount(capacity) != 1) {
-            throw new IllegalArgumentException("capacity " + capacity + ": not a power of two");
+        if (Integer.bitCount(capacity) != 1 || capacity < 2) {
+            throw new IllegalArgumentException("capacity " + capacity + ": not a power of two of at least 2");
         }
         this.mask = capacity - 1;
         this.base = RawMemory.allocate((long) capacity * Wc.WC_SIZE);

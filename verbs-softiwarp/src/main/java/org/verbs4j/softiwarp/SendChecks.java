@@ -15,7 +15,7 @@ import org.verbs4j.api.internal.WrLayout.SendWr;
 
 /**
  * The checks {@code ibv_post_send} makes of each request before it is queued, as siw makes them: an opcode the
- * device executes, a Read with exactly one SGE (siw's {@code max_sge_rd}), inline data only for Sends and
+ * device executes (no immediate data, no atomics), a Read with exactly one SGE (siw's {@code max_sge_rd}), inline data only for Sends and
  * Writes and no more than the QP's {@code max_inline_data}. Reads native memory only; allocates nothing.
  */
 final class SendChecks {
@@ -34,9 +34,14 @@ final class SendChecks {
         int numSge = RawMemory.getInt(wr + NUM_SGE);
         boolean read = opcode == Opcode.RDMA_READ.value();
         boolean atomic = opcode == Opcode.ATOMIC_CMP_AND_SWP.value() || opcode == Opcode.ATOMIC_FETCH_AND_ADD.value();
-        if (!read && !atomic && opcode != Opcode.SEND.value() && opcode != Opcode.SEND_WITH_IMM.value()
-                && opcode != Opcode.SEND_WITH_INV.value() && opcode != Opcode.RDMA_WRITE.value()
-                && opcode != Opcode.RDMA_WRITE_WITH_IMM.value() && opcode != Opcode.LOCAL_INV.value()) {
+        if (opcode == Opcode.SEND_WITH_IMM.value() || opcode == Opcode.RDMA_WRITE_WITH_IMM.value() || atomic) {
+            // siw refuses them at post (EINVAL, bad_wr on the request): RFC 5040's RDMAP has no immediate data and
+            // no atomics (those are RFC 7306, which siw has not)
+            return "has opcode " + Opcode.of(opcode) + ", which iWARP's RDMAP (RFC 5040) has not: no immediate "
+                    + "data, no atomics";
+        }
+        if (!read && opcode != Opcode.SEND.value() && opcode != Opcode.SEND_WITH_INV.value()
+                && opcode != Opcode.RDMA_WRITE.value() && opcode != Opcode.LOCAL_INV.value()) {
             return "has opcode " + opcode + ", which the device does not execute";
         }
         if (read && numSge != 1) {

@@ -49,8 +49,10 @@ import org.verbs4j.softiwarp.wire.WireException;
  */
 final class SoftCmId extends AbstractResource implements CmId {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
-    /** RDMA_CM_EVENT_REJECTED's status for an iWARP reject or refused TCP connect: siw reports -ECONNREFUSED. */
+    /** RDMA_CM_EVENT_REJECTED's status for a refused TCP connect: the socket's -ECONNREFUSED, as siw passes it on. */
     static final int REJECT_STATUS = -Errno.ECONNREFUSED;
+    /** RDMA_CM_EVENT_REJECTED's status for an MPA Reply with R: siw_proc_mpareply reports -ECONNRESET. */
+    static final int MPA_REJECT_STATUS = -Errno.ECONNRESET;
     /** The most ULP private data siw carries in an MPA v2 frame (256 less the 4 IRD/ORD bytes). */
     static final int MPA_PRIVATE_DATA_MAX = 252;
 
@@ -225,8 +227,10 @@ final class SoftCmId extends AbstractResource implements CmId {
                 SoftIwarpDevice d = SoftConnectionManager.deviceFor(source);
                 if (d == null) {
                     CmException why = SoftConnectionManager.noDevice("rdma_resolve_addr", source);
+                    // the hint says how to add the device that is missing
                     throw new CmException("rdma_resolve_addr", CmEventType.ADDR_ERROR, -why.errno(),
-                            destination + " is reached from " + source.getHostAddress() + ": " + why.getMessage(), null);
+                            destination + " is reached from " + source.getHostAddress() + ", an address of no software "
+                                    + "iWARP device (" + Errno.name(why.errno()) + ")", why.hint());
                 }
                 context = mgr.contextFor(d);
                 if (local == null || local.getAddress().isAnyLocalAddress()) {
@@ -438,8 +442,9 @@ final class SoftCmId extends AbstractResource implements CmId {
         }
         if (e instanceof WireException w) {
             if (w.error() == WireError.MPA_REJECTED) {
-                return new CmRejectedException("rdma_connect", REJECT_STATUS, w.privateData(), peer.toString(),
-                        "the peer's application rejected the connection; its private data says why");
+                return new CmRejectedException("rdma_connect", MPA_REJECT_STATUS, w.privateData(), peer.toString(),
+                        "the peer's application rejected the request (iWARP MPA reject, reported as ECONNRESET); "
+                                + "its private data says why");
             }
             if (w.error() == WireError.MPA_TIMEOUT && timeLeft) {
                 return new CmException("rdma_connect", CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, peer
@@ -684,6 +689,14 @@ final class SoftCmId extends AbstractResource implements CmId {
         checkClosing(verb);
     }
 
+    /** Why the waits end when the id is closed by another than the application: its connection manager's close. */
+    private volatile String closedBy;
+
+    /** Its connection manager is closing it: the waits it ends say so (as the libibverbs backend's). */
+    void closingWith(String why) {
+        closedBy = why;
+    }
+
     private void checkClosing(String verb) {
         if (closing != null) {
             throw closedException(verb);
@@ -706,7 +719,7 @@ final class SoftCmId extends AbstractResource implements CmId {
     @Override
     protected void interruptWaits() {
         synchronized (lock) {
-            closing = "the CmId was closed";
+            closing = closedBy != null ? closedBy : "the CmId was closed";
             lock.notifyAll();
             SoftListener.closeQuietly(connecting);
             if (waiter != null && !interrupted) {
@@ -733,7 +746,7 @@ final class SoftCmId extends AbstractResource implements CmId {
         List<SoftListener.Request> untaken;
         MpaConnection.Incoming undecided;
         synchronized (lock) {
-            closing = "the CmId was closed";
+            closing = closedBy != null ? closedBy : "the CmId was closed";
             l = listener;
             untaken = new ArrayList<>(requests);
             requests.clear();

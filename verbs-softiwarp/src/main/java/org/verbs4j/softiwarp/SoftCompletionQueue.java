@@ -60,7 +60,10 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         if (entries < 1 || entries > SiwAttributes.MAX_CQE) {
             throw new VerbsException(verb, Errno.EINVAL, entries + " entries: 1.." + SiwAttributes.MAX_CQE);
         }
-        return Integer.highestOneBit(entries) == entries ? entries : Integer.highestOneBit(entries) << 1;
+        // at least 2: a ring of one slot cannot tell "published" from "free" (CompletionRing), and the verbs promise
+        // at least the entries asked, not exactly
+        int size = Integer.highestOneBit(entries) == entries ? entries : Integer.highestOneBit(entries) << 1;
+        return Math.max(2, size);
     }
 
     /**

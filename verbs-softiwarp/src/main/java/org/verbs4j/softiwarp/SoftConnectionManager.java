@@ -114,10 +114,11 @@ final class SoftConnectionManager extends AbstractResource implements Connection
         String netdev = LocalRoutes.interfaceOf(address);
         if (netdev == null) {
             return new CmException(verb, Errno.EADDRNOTAVAIL, address.getHostAddress()
-                    + " is not an address of this host", "bind a local address");
+                    + " is not an address of this host", "no RDMA device has this address: bind a local address");
         }
         return new CmException(verb, Errno.ENODEV, address.getHostAddress() + " is on " + netdev
-                + ", which has no software iWARP device", "add one: SoftIwarp.addDevice(\"jsiw_" + netdev + "\", \""
+                + ", which has no software iWARP device", "no RDMA device has this address; add one: "
+                + "SoftIwarp.addDevice(\"jsiw_" + netdev + "\", \""
                 + netdev + "\") or -D" + SoftIwarp.DEVICES_PROPERTY + "=jsiw_" + netdev + "=" + netdev);
     }
 
@@ -140,6 +141,16 @@ final class SoftConnectionManager extends AbstractResource implements Connection
             if (!inUse.isEmpty()) {
                 throw new IllegalStateException("cannot close " + this + ": the device context it opened for "
                         + c.device().name() + " is still in use by " + inUse + ". Close those first");
+            }
+        }
+    }
+
+    /** Before its ids close: the waits they end say why. */
+    @Override
+    protected void interruptWaits() {
+        for (AbstractResource c : openChildren()) {
+            if (c instanceof SoftCmId id) {
+                id.closingWith("its ConnectionManager was closed");
             }
         }
     }

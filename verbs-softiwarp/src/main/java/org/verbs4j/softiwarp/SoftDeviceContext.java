@@ -2,7 +2,9 @@ package org.verbs4j.softiwarp;
 
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.AsyncEvent;
@@ -192,13 +194,20 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
         }
     }
 
+    /**
+     * The context's event thread, named as the libibverbs backend names its own ({@code verbs4j-async-DEVICE}):
+     * started with the first listener, ended by close.
+     */
     private synchronized ExecutorService events() {
         if (eventThread == null) {
-            eventThread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "verbs4j-softiwarp-async-" + device.name());
-                t.setDaemon(true);
-                return t;
-            });
+            ThreadPoolExecutor e = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                    r -> {
+                        Thread t = new Thread(r, "verbs4j-async-" + device.name());
+                        t.setDaemon(true);
+                        return t;
+                    });
+            e.prestartCoreThread();
+            eventThread = e;
         }
         return eventThread;
     }
@@ -212,5 +221,8 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
     public void setAsyncEventListener(AsyncEventListener listener) {
         checkOpen();
         asyncListener = listener;
+        if (listener != null) {
+            events();
+        }
     }
 }

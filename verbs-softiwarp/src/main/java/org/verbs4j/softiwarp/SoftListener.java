@@ -69,9 +69,11 @@ final class SoftListener implements Closeable {
         this.settings = settings;
         this.tos = tos;
         this.sink = sink;
+        // named as the libibverbs backend's rdma_cm threads (verbs4j-rdma-cm-N): the kernel's thread name, its first
+        // 15 characters, is verbs4j-rdma-cm for both, so tools and tests find the rdma_cm threads of either
         this.handshakes = new ThreadPoolExecutor(0, MAX_HANDSHAKES, 1, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                r -> daemon(r, "jsiw-cm-mpa-" + local.getPort()));
-        this.acceptor = daemon(this::acceptLoop, "jsiw-cm-listen-" + local.getPort());
+                r -> daemon(r, "verbs4j-rdma-cm-mpa-" + local.getPort()));
+        this.acceptor = daemon(this::acceptLoop, "verbs4j-rdma-cm-listen-" + local.getPort());
     }
 
     /**

@@ -96,7 +96,10 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     static SoftQueuePair create(SoftProtectionDomain pd, QpInitAttributes a) {
         if (a.type() != QpType.RC) {
-            throw new VerbsException("ibv_create_qp", Errno.EOPNOTSUPP, a.type() + ": an iWARP device has RC QPs only");
+            // the words of the libibverbs backend's refusal (the same tests read both): type and device, then why
+            throw new VerbsException("ibv_create_qp", Errno.EOPNOTSUPP,
+                    a.type() + " on " + pd.softContext().softDevice().name() + ": an iWARP device has RC QPs only",
+                    "This device does not support " + a.type() + " queue pairs (iWARP has RC only)");
         }
         SoftCompletionQueue sendCq = cast(a.sendCq(), pd);
         SoftCompletionQueue recvCq = cast(a.recvCq(), pd);
@@ -129,7 +132,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     private static SoftCompletionQueue cast(CompletionQueue cq, SoftProtectionDomain pd) {
         if (!(cq instanceof SoftCompletionQueue) || cq.context() != pd.context()) {
-            throw new IllegalArgumentException(cq + " is not a completion queue of " + pd.context());
+            throw new IllegalArgumentException(cq + " is not from " + pd.context());
         }
         return (SoftCompletionQueue) cq;
     }
@@ -234,8 +237,8 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
             long list = wrs.enter();
             try {
                 if (srq != null) {
-                    throw new PostException("ibv_post_recv", Errno.EINVAL, 0, this + " takes its receives from "
-                            + srq + ": post them there");
+                    // a misuse of the QP, not a failed post: the libibverbs backend's exception, in its words
+                    throw new IllegalStateException(this + " takes its receives from " + srq + ": post them there");
                 }
                 wrs.checkFits(capabilities.maxRecvWr(), capabilities.maxRecvSge(), this);
                 QpState s = attributes.state();

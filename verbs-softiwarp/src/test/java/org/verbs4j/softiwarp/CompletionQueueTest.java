@@ -76,6 +76,7 @@ class CompletionQueueTest {
     @Test
     void theQueueHasAtLeastTheEntriesAskedWithinTheDevicesLimit() {
         assertEquals(8, cq(5, null).capacity());
+        assertEquals(2, cq(1, null).capacity(), "a ring of one slot could not see an overrun");
         assertEquals(64, cq(64, null).capacity());
         assertEquals(22, assertThrows(VerbsException.class, () -> cq(0, null)).errno());
         assertEquals(22, assertThrows(VerbsException.class, () -> cq(SiwAttributes.MAX_CQE + 1, null)).errno());
@@ -96,6 +97,20 @@ class CompletionQueueTest {
         assertSame(cq, e.completionQueue());
         assertEquals(2, cq.poll(wc));
         assertEquals(2, wc.wrId(1));
+    }
+
+    @Test
+    void theSmallestQueueOverrunsToo() throws Exception {
+        BlockingQueue<AsyncEvent> events = new ArrayBlockingQueue<>(4);
+        ctx.setAsyncEventListener(events::add);
+        SoftCompletionQueue cq = cq(1, null);
+        for (int i = 0; i < cq.capacity(); i++) {
+            assertTrue(cq.complete(10 + i, OK, 0, 0, 0, 1, 0, false));
+        }
+        assertFalse(cq.complete(99, OK, 0, 0, 0, 1, 0, false), "full: lost, not written over an unpolled entry");
+        assertEquals(AsyncEventType.CQ_ERR, events.poll(5, TimeUnit.SECONDS).type());
+        assertEquals(cq.capacity(), cq.poll(wc));
+        assertEquals(10, wc.wrId(0));
     }
 
     @Test

@@ -96,6 +96,10 @@ class QueuePairTest {
         assertNotEquals(0, qp.qpNumber());
         assertSame(scq, qp.sendCq());
         assertEquals(95, errno(() -> pd.createQueuePair(new QpInitAttributes(QpType.UD, scq, rcq))), "EOPNOTSUPP");
+        VerbsException uc = assertThrows(VerbsException.class,
+                () -> pd.createQueuePair(new QpInitAttributes(QpType.UC, scq, rcq)));
+        assertTrue(uc.getMessage().startsWith("ibv_create_qp failed (UC on " + ctx.device().name()), uc.getMessage());
+        assertTrue(uc.hint().contains("does not support UC"), uc.getMessage());
         assertEquals(22, errno(() -> pd.createQueuePair(new QpInitAttributes(QpType.RC, scq, rcq).maxSendSge(7))));
         assertEquals(22, errno(() -> pd.createQueuePair(new QpInitAttributes(QpType.RC, scq, rcq).maxInlineData(257))));
         assertThrows(IllegalStateException.class, scq::close, "the QP uses its CQ");
@@ -216,6 +220,17 @@ class QueuePairTest {
         assertEquals(22, assertThrows(PostException.class, () -> qp.postSend(sends)).errno());
         sends.at(0).opcode(Opcode.SEND).flags(SendFlags.INLINE).sge(0, mr, 0, 65);
         assertEquals(22, assertThrows(PostException.class, () -> qp.postSend(sends)).errno(), "inline > 64");
+        // as siw: immediate data and atomics are refused at post, not queued to fail later
+        for (Opcode op : new Opcode[] {Opcode.SEND_WITH_IMM, Opcode.RDMA_WRITE_WITH_IMM, Opcode.ATOMIC_CMP_AND_SWP,
+                Opcode.ATOMIC_FETCH_AND_ADD}) {
+            sends(1);
+            sends.at(0).opcode(op);
+            PostException e = assertThrows(PostException.class, () -> qp.postSend(sends), op.name());
+            assertEquals(22, e.errno(), e.getMessage());
+            assertEquals(0, e.failedIndex(), e.getMessage());
+            assertTrue(e.getMessage().contains(op.name()), e.getMessage());
+        }
+        assertEquals(1, ((SoftQueuePair) qp).sendQueue().size(), "nothing more queued");
     }
 
     @Test

@@ -219,6 +219,7 @@ class SoftConnectionManagerTest {
         srv.get(5, TimeUnit.SECONDS);
         assertEquals("go away", text(e.privateData()));
         assertEquals(CmEventType.REJECTED, e.event());
+        assertEquals(-104, e.status(), "an MPA reject is -ECONNRESET, as siw reports it");
         assertEquals(QpState.INIT, id.queuePair().state());
     }
 
@@ -318,6 +319,7 @@ class SoftConnectionManagerTest {
         assertTimeoutPreemptively(Duration.ofSeconds(2), () -> serverCm.close());
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(2, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof CmException, e.getCause().toString());
+        assertTrue(e.getCause().getMessage().contains("its ConnectionManager was closed"), e.getCause().getMessage());
         assertTrue(l.isClosed());
         assertThrows(IllegalStateException.class, serverCm::createId);
     }

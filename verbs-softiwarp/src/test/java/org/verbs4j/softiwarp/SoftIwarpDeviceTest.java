@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.net.NetworkInterface;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.AtomicCapability;
 import org.verbs4j.api.DeviceAttributes;
@@ -48,6 +50,32 @@ class SoftIwarpDeviceTest {
             assertArrayEquals("jsiw_l".getBytes(java.nio.charset.StandardCharsets.US_ASCII), Arrays.copyOf(raw, 6));
             assertArrayEquals(new byte[10], Arrays.copyOfRange(raw, 6, 16));
         }
+    }
+
+    /** As the libibverbs backend's: a thread verbs4j-async-DEVICE from the first listener until close. */
+    @Test
+    void theAsyncEventThreadRunsFromTheListenerUntilClose() throws InterruptedException {
+        DeviceContext ctx = loopback().open();
+        String name = "verbs4j-async-" + ctx.device().name();
+        Set<Thread> before = threads(name);
+        ctx.setAsyncEventListener(ev -> { });
+        Set<Thread> started = threads(name);
+        started.removeAll(before);
+        assertEquals(1, started.size(), "one event thread starts with the listener: " + started);
+        ctx.close();
+        Thread t = started.iterator().next();
+        t.join(10_000);
+        assertFalse(t.isAlive(), "the event thread ends with its context");
+    }
+
+    private static Set<Thread> threads(String name) {
+        Set<Thread> s = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(name) && t.isAlive()) {
+                s.add(t);
+            }
+        }
+        return s;
     }
 
     @Test

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -619,10 +621,22 @@ public final class MpaConnection implements Closeable {
                 throw new WireException(WireError.PEER_NOT_READING,
                         "nothing could be written for " + timeoutMillis + " ms");
             }
-            key.interestOps(SelectionKey.OP_WRITE);
+            interest(key, SelectionKey.OP_WRITE);
             selector.select(Math.max(1, (deadline - now) / 1_000_000L));
             selector.selectedKeys().clear();
-            key.interestOps(0);
+            interest(key, 0);
+        }
+    }
+
+    /**
+     * Sets {@code key}'s interest; a key cancelled because another thread closed the channel (a close racing the
+     * handshake or a blocked write) is that close, as an I/O error the callers already handle.
+     */
+    static void interest(SelectionKey key, int ops) throws ClosedChannelException {
+        try {
+            key.interestOps(ops);
+        } catch (CancelledKeyException e) {
+            throw new ClosedChannelException();
         }
     }
 
@@ -679,7 +693,7 @@ public final class MpaConnection implements Closeable {
                     throw new WireException(WireError.MPA_TIMEOUT, "no complete MPA "
                             + (request ? "Request" : "Reply") + " within " + settings.timeoutMillis() + " ms");
                 }
-                key.interestOps(SelectionKey.OP_READ);
+                interest(key, SelectionKey.OP_READ);
                 selector.select(left);
                 selector.selectedKeys().clear();
                 if (channel.read(rx) < 0) {
@@ -703,10 +717,10 @@ public final class MpaConnection implements Closeable {
                     throw new WireException(WireError.PEER_NOT_READING,
                             "nothing could be written for " + timeoutMillis + " ms");
                 }
-                key.interestOps(SelectionKey.OP_WRITE);
+                interest(key, SelectionKey.OP_WRITE);
                 selector.select(Math.max(1, (deadline - now) / 1_000_000L));
                 selector.selectedKeys().clear();
-                key.interestOps(0);
+                interest(key, 0);
             }
         }
 

@@ -48,6 +48,20 @@ class MpaConnectionTest {
         });
     }
 
+    /** A close on another thread cancels the key a handshake waits on: that is a closed channel, an IOException. */
+    @Test
+    void aKeyCancelledByACloseIsAClosedChannel() throws IOException {
+        try (java.nio.channels.Selector sel = java.nio.channels.Selector.open();
+                SocketChannel ch = SocketChannel.open()) {
+            ch.configureBlocking(false);
+            java.nio.channels.SelectionKey key = ch.register(sel, 0);
+            MpaConnection.interest(key, java.nio.channels.SelectionKey.OP_READ);
+            ch.close();
+            assertThrows(java.nio.channels.ClosedChannelException.class,
+                    () -> MpaConnection.interest(key, java.nio.channels.SelectionKey.OP_READ));
+        }
+    }
+
     @Test
     void handshakeNegotiatesCrcAsSiwDoes() throws Exception {
         boolean[][] cases = {{false, false, false}, {true, false, true}, {false, true, true}, {true, true, true}};
