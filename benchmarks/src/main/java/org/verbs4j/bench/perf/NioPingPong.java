@@ -13,11 +13,13 @@ import java.nio.channels.SocketChannel;
  * device with what TCP alone costs. {@code send_lat}'s loop over two non-blocking {@link SocketChannel}s with
  * TCP_NODELAY that spin on {@code read} (the way a verbs program spins on its CQ): the client sends first, each side
  * waits for a whole message, then sends one back; the report is perftest's latency line over the client's and the
- * server's post times, as {@code verbs4j-perf send_lat} prints it.
+ * server's post times, as {@code verbs4j-perf send_lat} prints it. With {@code --bw}, {@code send_bw}'s instead: the
+ * client streams the messages, the server reads them all and answers one byte; both print perftest's bandwidth line
+ * (the client's time from its first write to that answer).
  *
  * <pre>
- *   benchmarks/bin/nio-lat [-s SIZE] [-n ITERS] [-p PORT] [--warmup N]            server
- *   benchmarks/bin/nio-lat [-s SIZE] [-n ITERS] [-p PORT] [--warmup N] HOST       client
+ *   benchmarks/bin/nio-lat [--bw] [-s SIZE] [-n ITERS] [-p PORT] [--warmup N]            server
+ *   benchmarks/bin/nio-lat [--bw] [-s SIZE] [-n ITERS] [-p PORT] [--warmup N] HOST       client
  * </pre>
  */
 public final class NioPingPong {
@@ -47,6 +49,7 @@ public final class NioPingPong {
         int warmup = 10_000;
         int port = 18600;
         String host = null;
+        boolean bw = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -54,6 +57,7 @@ public final class NioPingPong {
                     case "-n" -> iters = positive(args[++i], "-n");
                     case "-p" -> port = positive(args[++i], "-p");
                     case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                    case "--bw" -> bw = true;
                     default -> {
                         if (args[i].startsWith("-") || host != null) {
                             throw new IllegalArgumentException("unknown option " + args[i]);
@@ -67,7 +71,7 @@ public final class NioPingPong {
             }
         } catch (RuntimeException e) {
             err.println("nio-lat: " + e.getMessage());
-            err.println("usage: nio-lat [-s SIZE] [-n ITERS] [-p PORT] [--warmup N] [HOST]");
+            err.println("usage: nio-lat [--bw] [-s SIZE] [-n ITERS] [-p PORT] [--warmup N] [HOST]");
             return 2;
         }
         try (SocketChannel ch = host == null ? accept(port) : connect(host, port)) {
@@ -75,6 +79,18 @@ public final class NioPingPong {
             ch.configureBlocking(false);
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
             boolean client = host != null;
+            if (bw) {
+                stream(ch, buf, warmup, client);
+                long nanos = stream(ch, buf, iters, client);
+                BandwidthStats.Result r = BandwidthStats.duration(size, iters, nanos, false);
+                out.println(" NIO TCP stream, " + (client ? "client" : "server") + ", TCP_NODELAY, busy read/write"
+                        + (warmup > 0 ? ", " + warmup + " warm-up messages not counted" : ""));
+                out.println(PerfFormat.RESULT_LINE);
+                out.println(PerfFormat.BW_COLUMNS);
+                out.println(PerfFormat.bandwidthLine(r, false));
+                out.println(PerfFormat.RESULT_LINE);
+                return 0;
+            }
             loop(ch, buf, warmup, client, null);
             long[] posted = new long[iters];
             loop(ch, buf, iters, client, posted);
@@ -143,6 +159,31 @@ public final class NioPingPong {
         if (client) {
             receive(ch, buf); // the last echo
         }
+    }
+
+    /** {@code n} messages from the client, one byte back when the server has them all; the nanoseconds taken. */
+    private static long stream(SocketChannel ch, ByteBuffer buf, int n, boolean client) throws IOException {
+        ByteBuffer one = ByteBuffer.allocateDirect(1);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            if (client) {
+                buf.clear();
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            } else {
+                receive(ch, buf);
+            }
+        }
+        if (client) {
+            receive(ch, one);
+        } else {
+            one.clear();
+            while (one.hasRemaining()) {
+                ch.write(one);
+            }
+        }
+        return System.nanoTime() - t0;
     }
 
     private static void receive(SocketChannel ch, ByteBuffer buf) throws IOException {
