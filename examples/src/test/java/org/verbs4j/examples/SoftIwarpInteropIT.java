@@ -23,7 +23,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.QpType;
@@ -203,7 +202,7 @@ class SoftIwarpInteropIT {
         boolean softServer = softRole.equals("server");
         String ip = siwIp();
         int port = PingPongLab.nextPort();
-        int iters = 50;
+        int iters = 20;
         List<String> server = new ArrayList<>(List.of(CmPingPongIT.launcher(), "-b", ip, "-p", "" + port,
                 "-s", "" + size, "-n", "" + iters, "-r", "4", "-c"));
         List<String> client = new ArrayList<>(List.of(CmPingPongIT.launcher(), "-p", "" + port, "-s", "" + size,
@@ -295,62 +294,67 @@ class SoftIwarpInteropIT {
     }
 
     /**
-     * The software device (active side) connects to siw0 through rdma_cm in this JVM (both backends at once), then:
-     * software RDMA WRITE 1 MiB into siw's region, software RDMA READ 1 MiB of it; siw RDMA WRITE 1 MiB into the
-     * software region, siw RDMA READ 1 MiB of it. Every byte is compared.
+     * The software device and siw0 connect through rdma_cm in this JVM (both backends at once; {@code active} says
+     * which side connects), then the active side RDMA WRITEs 1 MiB into the passive side's region and RDMA READs
+     * 1 MiB of it, and the passive side does the same back. Every byte is compared.
      */
-    @ParameterizedTest(name = "crc {0}")
-    @ValueSource(booleans = {false, true})
-    void oneMebibyteReadAndWriteBothWays(boolean crc) throws Exception {
+    @ParameterizedTest(name = "active {0}, crc {1}")
+    @CsvSource({"software, true", "siw, false"})
+    void oneMebibyteReadAndWriteBothWays(String active, boolean crc) throws Exception {
         jvmSoftDevice();
         System.setProperty("verbs4j.softiwarp.crc", Boolean.toString(crc)); // read when the software manager is made
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(siwIp()), RpingLab.nextPort());
+        boolean softActive = active.equals("software");
+        InetAddress softIp = InetAddress.getByName(JVM_SOFT_IP);
+        InetAddress siwIp = InetAddress.getByName(siwIp());
+        InetSocketAddress server = new InetSocketAddress(softActive ? siwIp : softIp, RpingLab.nextPort());
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
         ConnectionParameters params = ConnectionParameters.defaults().withResponderResources(4).withInitiatorDepth(4);
         long t0 = System.nanoTime();
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, server);
-            CmSide soft = null;
-            CmSide siw = null;
+            CmSide first = null;
+            CmSide second = null;
             try {
-                CmId active = cm.createId();
-                active.bind(new InetSocketAddress(InetAddress.getByName(JVM_SOFT_IP), 0));
-                active.resolveAddress(server, TIMEOUT);
-                active.resolveRoute(TIMEOUT);
-                soft = new CmSide(active, QpType.RC, 16, 4 * MIB, access);
-                assertEquals(JVM_SOFT_DEVICE, soft.ctx.device().name());
-                CmSide softSide = soft;
+                CmId id = cm.createId();
+                id.bind(new InetSocketAddress(softActive ? softIp : siwIp, 0));
+                id.resolveAddress(server, TIMEOUT);
+                id.resolveRoute(TIMEOUT);
+                first = new CmSide(id, QpType.RC, 16, 4 * MIB, access);
+                CmSide connector = first;
                 CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(
-                        () -> softSide.id.connect(params, TIMEOUT));
+                        () -> connector.id.connect(params, TIMEOUT));
                 ConnectionRequest req = listener.awaitRequest(TIMEOUT);
-                siw = new CmSide(req.id(), QpType.RC, 16, 4 * MIB, access);
-                assertEquals(Lab.env("FABRIC_LAB_SIW_DEV"), siw.ctx.device().name());
-                siw.id.accept(params);
-                siw.id.awaitEstablished(TIMEOUT);
+                second = new CmSide(req.id(), QpType.RC, 16, 4 * MIB, access);
+                second.id.accept(params);
+                second.id.awaitEstablished(TIMEOUT);
                 connecting.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(softActive ? JVM_SOFT_DEVICE : Lab.env("FABRIC_LAB_SIW_DEV"), first.ctx.device().name());
+                assertEquals(softActive ? Lab.env("FABRIC_LAB_SIW_DEV") : JVM_SOFT_DEVICE, second.ctx.device().name());
+                String from = softActive ? "software" : "siw";
+                String to = softActive ? "siw" : "software";
 
                 byte[] a = pattern(MIB, 1);
                 byte[] b = pattern(MIB, 2);
-                soft.mr.putBytes(0, a);
-                siw.mr.putBytes(MIB, b);
-                oneSided(soft, siw, Opcode.RDMA_WRITE, 0, 0);
-                assertArrayEquals(a, siw.mr.getBytes(0, MIB), "software WRITE 1 MiB -> siw");
-                oneSided(soft, siw, Opcode.RDMA_READ, MIB, MIB);
-                assertArrayEquals(b, soft.mr.getBytes(MIB, MIB), "software READ 1 MiB <- siw");
+                first.mr.putBytes(0, a);
+                second.mr.putBytes(MIB, b);
+                oneSided(first, second, Opcode.RDMA_WRITE, 0, 0);
+                assertArrayEquals(a, second.mr.getBytes(0, MIB), from + " WRITE 1 MiB -> " + to);
+                oneSided(first, second, Opcode.RDMA_READ, MIB, MIB);
+                assertArrayEquals(b, first.mr.getBytes(MIB, MIB), from + " READ 1 MiB <- " + to);
 
                 byte[] c = pattern(MIB, 3);
                 byte[] d = pattern(MIB, 4);
-                siw.mr.putBytes(0, c);
-                soft.mr.putBytes(MIB, d);
-                oneSided(siw, soft, Opcode.RDMA_WRITE, 0, 0);
-                assertArrayEquals(c, soft.mr.getBytes(0, MIB), "siw WRITE 1 MiB -> software");
-                oneSided(siw, soft, Opcode.RDMA_READ, MIB, MIB);
-                assertArrayEquals(d, siw.mr.getBytes(MIB, MIB), "siw READ 1 MiB <- software");
-                System.out.printf("1 MiB WRITE and READ each way, crc %b: %.1f s%n", crc,
+                second.mr.putBytes(0, c);
+                first.mr.putBytes(MIB, d);
+                oneSided(second, first, Opcode.RDMA_WRITE, 0, 0);
+                assertArrayEquals(c, first.mr.getBytes(0, MIB), to + " WRITE 1 MiB -> " + from);
+                oneSided(second, first, Opcode.RDMA_READ, MIB, MIB);
+                assertArrayEquals(d, second.mr.getBytes(MIB, MIB), to + " READ 1 MiB <- " + from);
+                System.out.printf("1 MiB WRITE and READ each way, %s active, crc %b: %.1f s%n", active, crc,
                         (System.nanoTime() - t0) / 1e9);
-                soft.id.disconnect();
+                first.id.disconnect();
             } finally {
-                CmSide.closeAll(soft, siw, listener);
+                CmSide.closeAll(first, second, listener);
             }
         }
     }
