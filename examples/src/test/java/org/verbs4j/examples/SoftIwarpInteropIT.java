@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.verbs4j.api.Access;
@@ -54,8 +55,8 @@ import org.verbs4j.softiwarp.SoftIwarp;
  * size and 20 or 30 at the others (the lab's emulation: about 12 ms a ping);</li>
  * <li>{@code cm-pingpong} on siw0 (libibverbs backend) against {@code cm-pingpong} on the software backend,
  * {@code -c}, each as the server;</li>
- * <li>in this JVM, both backends at once: the software side connects to siw0 and RDMA WRITEs and READs 1 MiB, then
- * siw WRITEs and READs 1 MiB back.</li>
+ * <li>in this JVM, both backends at once: one side connects to the other and RDMA WRITEs and READs 1 MiB, then
+ * the passive side WRITEs and READs 1 MiB back; and a software passive side that Sends as soon as it accepted.</li>
  * </ul>
  * The processes' software device {@value #SOFT_DEVICE} sits on siw0's own netdev (fab1, 10.77.1.1): each process
  * uses one backend only, so the kernel's siw0 on the same netdev does not matter to it, and a TCP connection
@@ -355,6 +356,54 @@ class SoftIwarpInteropIT {
                 first.id.disconnect();
             } finally {
                 CmSide.closeAll(first, second, listener);
+            }
+        }
+    }
+
+    /**
+     * The software side is passive and Sends the moment its accept returns, before siw (active) has read the MPA
+     * Reply: siw must still connect (it refuses bytes behind the Reply in the same read, EPROTO) and receive the
+     * Send.
+     */
+    @Test
+    void aSoftwarePassiveSideThatSendsAtOnce() throws Exception {
+        jvmSoftDevice();
+        System.setProperty("verbs4j.softiwarp.crc", "false");
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(JVM_SOFT_IP), RpingLab.nextPort());
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+        ConnectionParameters params = ConnectionParameters.defaults().withResponderResources(1).withInitiatorDepth(1);
+        try (ConnectionManager cm = Rdma.connectionManager(); SendRequests s = SendRequests.allocate(1, 1);
+                ReceiveRequests r = ReceiveRequests.allocate(1, 1)) {
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, server);
+            CmSide siw = null;
+            CmSide soft = null;
+            try {
+                CmId id = cm.createId();
+                id.bind(new InetSocketAddress(InetAddress.getByName(siwIp()), 0));
+                id.resolveAddress(server, TIMEOUT);
+                id.resolveRoute(TIMEOUT);
+                siw = new CmSide(id, QpType.RC, 16, 4096, access);
+                r.at(0).wrId(0x61).sge(siw.mr.address(), 64, siw.mr.lkey());
+                siw.qp.postReceive(r);
+                CmSide connector = siw;
+                CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(
+                        () -> connector.id.connect(params, TIMEOUT));
+                ConnectionRequest req = listener.awaitRequest(TIMEOUT);
+                soft = new CmSide(req.id(), QpType.RC, 16, 4096, access);
+                soft.mr.putBytes(0, "sent at once".getBytes(StandardCharsets.US_ASCII));
+                s.at(0).wrId(0x62).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(soft.mr.address(), 12,
+                        soft.mr.lkey());
+                soft.id.accept(params);
+                soft.qp.postSend(s);
+                connecting.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                Wc got = QpPair.takeOne(siw.cq);
+                assertEquals(WcStatus.SUCCESS, got.status(), got.toString());
+                assertEquals("sent at once", new String(siw.mr.getBytes(0, 12), StandardCharsets.US_ASCII));
+                Wc sent = QpPair.takeOne(soft.cq);
+                assertEquals(WcStatus.SUCCESS, sent.status(), sent.toString());
+                siw.id.disconnect();
+            } finally {
+                CmSide.closeAll(siw, soft, listener);
             }
         }
     }
