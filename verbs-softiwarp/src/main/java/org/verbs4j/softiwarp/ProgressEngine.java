@@ -17,16 +17,12 @@ import org.slf4j.LoggerFactory;
  * while no application thread polls); when a QP's transmit found the socket full, it waits for the socket to be
  * writable and resumes it; and it ends a QP whose peer has read nothing for the connection's time-out. It takes
  * the same non-blocking tokens as the application threads ({@link QpDataPath}), so it never waits for them: when
- * an application thread holds one, that thread does the work. While an application polls a QP's CQ, the thread
- * stops watching that QP's socket for reads (the polls read it; waking for the same bytes would only take a CPU
- * from the poller) and looks again every millisecond; a pause in the polls, or a CQ armed for an event, gives
- * reading back to it. Started with the context's first connected QP, stopped when the context is destroyed.
+ * an application thread holds one, that thread does the work. Started with the context's first connected QP,
+ * stopped when the context is destroyed.
  */
 final class ProgressEngine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressEngine.class);
     private static final long SELECT_MILLIS = 100;
-    /** How soon the thread looks again while applications poll: the longest it leaves a QP unread after they stop. */
-    private static final long POLLED_SELECT_MILLIS = 1;
 
     private final Selector selector;
     private final Thread thread;
@@ -80,7 +76,6 @@ final class ProgressEngine implements Runnable {
                     receive(p);
                 }
                 long now = System.nanoTime();
-                boolean anyPolled = false;
                 for (Iterator<QpDataPath> it = paths.iterator(); it.hasNext(); ) {
                     QpDataPath p = it.next();
                     SelectionKey k = p.key;
@@ -91,14 +86,7 @@ final class ProgressEngine implements Runnable {
                         it.remove();
                         continue;
                     }
-                    // while the application polls this QP's CQ (its poll count moved since the last look, and it
-                    // armed no CQ for an event since), the polls read the socket: waking for the same bytes would
-                    // only take a CPU from the poller. A pause in the polls, or an arm, gives reading back.
-                    long polls = p.appPolls();
-                    boolean polled = polls != p.seenPolls && !p.notifyArmed;
-                    p.seenPolls = polls;
-                    anyPolled |= polled;
-                    int ops = (polled ? 0 : SelectionKey.OP_READ) | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
+                    int ops = SelectionKey.OP_READ | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
                     try {
                         if (k.interestOps() != ops) {
                             k.interestOps(ops);
@@ -116,7 +104,7 @@ final class ProgressEngine implements Runnable {
                         }
                     }
                 }
-                selector.select(anyPolled ? POLLED_SELECT_MILLIS : SELECT_MILLIS);
+                selector.select(SELECT_MILLIS);
                 for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
                     SelectionKey k = it.next();
                     it.remove();

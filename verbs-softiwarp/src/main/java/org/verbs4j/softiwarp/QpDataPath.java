@@ -9,8 +9,6 @@ import static org.verbs4j.api.internal.WrLayout.Wr.SG_LIST;
 import static org.verbs4j.api.internal.WrLayout.Wr.WR_ID;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -118,27 +116,6 @@ final class QpDataPath implements FpduSink {
     volatile boolean closing;
     /** The progress thread's key for this connection. */
     volatile SelectionKey key;
-    /**
-     * Application polls of a CQ this QP completes into (read and written opaquely: a lost count does not matter).
-     * While it grows the progress thread leaves the receive side to the polling thread: a poll reads the socket
-     * itself, and a selector waking for the same bytes would only take CPU from it.
-     */
-    @SuppressWarnings("unused") // through APP_POLLS
-    private long appPolls;
-    private static final VarHandle APP_POLLS;
-
-    static {
-        try {
-            APP_POLLS = MethodHandles.lookup().findVarHandle(QpDataPath.class, "appPolls", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** The progress thread's last look at {@link #appPolls}. */
-    long seenPolls;
-    /** A CQ of this QP was armed for an event since its last poll: the application is about to block, not poll. */
-    volatile boolean notifyArmed;
 
     // ---- transmit: holder of the send queue's token ----
     private int txKind = TX_NONE;
@@ -253,10 +230,6 @@ final class QpDataPath implements FpduSink {
 
     /** A CQ poll's progress step: receive, and resume a stalled transmit. Never waits, never allocates. */
     void pollStep() {
-        APP_POLLS.setOpaque(this, (long) APP_POLLS.getOpaque(this) + 1);
-        if (notifyArmed) {
-            notifyArmed = false;
-        }
         if (closing || ended.get() || !enterQp()) {
             return;
         }
@@ -267,24 +240,6 @@ final class QpDataPath implements FpduSink {
             }
         } finally {
             qp.leave();
-        }
-    }
-
-    /** {@return how many application polls have looked at this QP (for the progress thread)} */
-    long appPolls() {
-        return (long) APP_POLLS.getOpaque(this);
-    }
-
-    /**
-     * A CQ of this QP was armed: the application will block on its channel rather than poll, so the progress
-     * thread must take the receive side back now (it may have left it to the polls).
-     */
-    void armedForEvent() {
-        notifyArmed = true;
-        SelectionKey k = key;
-        ProgressEngine e = qp.softContext().progress();
-        if (e != null && k != null && k.isValid() && (k.interestOps() & SelectionKey.OP_READ) == 0) {
-            e.wakeup();
         }
     }
 

@@ -196,9 +196,6 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
                 return;
             }
         } while (!armed.compareAndSet(a, want));
-        for (QpDataPath p : paths) {
-            p.armedForEvent();
-        }
     }
 
     @Override
