@@ -174,6 +174,10 @@ final class RoutedCmId implements CmId {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
+        // checked here too: before bind or resolve there is no backend id yet to refuse it
+        if (typeOfService < 0 || typeOfService > 255) {
+            throw new IllegalArgumentException("type of service " + typeOfService + ": 0..255");
+        }
         if (delegate != null) {
             delegate.setTypeOfService(typeOfService);
         } else {

@@ -320,6 +320,10 @@ class RoutedConnectionManagerTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, id::context);
         assertTrue(e.getMessage().contains("bind it to a device's address"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> id.awaitRequest(T));
+        // a type of service out of range is refused at once, not when the id is bound (the CM API's limits hold)
+        assertThrows(IllegalArgumentException.class, () -> id.setTypeOfService(256));
+        assertThrows(IllegalArgumentException.class, () -> id.setTypeOfService(-1));
+        id.setTypeOfService(255);
         assertNull(id.queuePair());
         assertFalse(id.isDisconnected());
         id.close();
