@@ -48,7 +48,10 @@ class FaultLinkIT {
         for (Matcher m = ROW.matcher(table); m.find(); rows++) {
             assertEquals("PASS", m.group(3), m.group() + "\n" + out);
             if (m.group(2).equals("loss1")) {
-                assertTrue(m.group(4).matches("OK \\d+ msgs, count\\+crc32 equal"), m.group() + "\n" + out);
+                // lab/fault runs a scenario once more when its connection was refused before any fault was set
+                // (an rdma_cm refusal under load, not the fault under test) and marks the row "(2nd run)"
+                assertTrue(m.group(4).matches("OK \\d+ msgs, count\\+crc32 equal( \\(2nd run\\))?"),
+                        m.group() + "\n" + out);
                 assertTrue(Long.parseLong(m.group(5)) > 0, "1% loss, but no retransmission counted:\n" + out);
             } else {
                 assertTrue(!m.group(4).startsWith("idle")
