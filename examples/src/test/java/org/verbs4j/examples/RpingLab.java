@@ -19,7 +19,10 @@ import org.verbs4j.examples.PingPongLab.Run;
  * handling): a server in the background, the client once the server's rdma_cm id listens, their exit
  * status and output. An rdma_cm listener has no TCP socket on RoCE, so "listens" is read from
  * {@code rdma resource show cm_id} (state LISTEN, src-addr IP:PORT), which shows the C and the Java server
- * alike. The client is started only then: C rping's client hangs on iWARP when nobody listens yet.
+ * alike. The client is started only then: C rping's client hangs on iWARP when nobody listens yet. On verbs4j's
+ * software iWARP device (the README's test command's host run: {@code FABRIC_LAB_SIW_DEV=jsiw_lo}) there is no
+ * kernel rdma_cm and no C rping: a listener is a TCP listening socket (read from /proc/net/tcp, no connection
+ * made), and only Java meets Java.
  */
 final class RpingLab {
     private static final AtomicInteger NEXT_PORT = new AtomicInteger(7720);
@@ -43,6 +46,21 @@ final class RpingLab {
         String ip() {
             return Lab.env(ipVariable);
         }
+
+        /** Whether this run has the device ({@code FABRIC_LAB_FABRICS}). */
+        boolean inThisRun() {
+            return Lab.hasFabric(this == RXE ? "roce" : "iwarp");
+        }
+
+        /** Whether it is verbs4j's pure-Java software device (no kernel device, no C tools). */
+        boolean software() {
+            return this == SIW && !Lab.isKernelDevice(Lab.iwarpDevice());
+        }
+    }
+
+    /** The devices of this run. */
+    static List<Device> devices() {
+        return java.util.Arrays.stream(Device.values()).filter(Device::inThisRun).toList();
     }
 
     static int nextPort() {
@@ -72,6 +90,9 @@ final class RpingLab {
 
     /** True when an rdma_cm id listens on {@code ip:port} (any process). */
     static boolean listening(String ip, int port) throws IOException, InterruptedException {
+        if (Device.SIW.inThisRun() && Device.SIW.software()) {
+            return tcpListening(port);
+        }
         Process p = new ProcessBuilder("rdma", "resource", "show", "cm_id").redirectErrorStream(true).start();
         String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -80,6 +101,23 @@ final class RpingLab {
         }
         String addr = "src-addr " + ip + ":" + port + " ";
         return text.lines().anyMatch(l -> l.contains("state LISTEN") && (l + " ").contains(addr));
+    }
+
+    /** True when a TCP socket listens on {@code port} (any address; /proc/net/tcp and tcp6, state 0A). */
+    static boolean tcpListening(int port) throws IOException {
+        String hexPort = String.format(":%04X ", port);
+        for (String f : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            Path p = Path.of(f);
+            if (Files.isReadable(p)) {
+                for (String line : Files.readAllLines(p)) {
+                    String[] cols = line.trim().split("\\s+");
+                    if (cols.length > 3 && (cols[1] + " ").endsWith(hexPort) && cols[3].equals("0A")) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** A server process started with output into files. */

@@ -438,7 +438,7 @@ final class SoftCmId extends AbstractResource implements CmId {
         }
         if (e instanceof ConnectException) {
             return new CmRejectedException("rdma_connect", REJECT_STATUS, null, peer + ": " + e.getMessage(),
-                    "nobody listens on that address and port");
+                    "the connection was refused (ECONNREFUSED): nobody listens on that port");
         }
         if (e instanceof WireException w) {
             if (w.error() == WireError.MPA_REJECTED) {

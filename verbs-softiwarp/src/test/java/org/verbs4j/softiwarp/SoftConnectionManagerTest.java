@@ -239,6 +239,9 @@ class SoftConnectionManagerTest {
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(2), "took " + (System.nanoTime() - t0) + " ns");
         assertEquals(-111, e.status());
         assertTrue(e.getMessage().contains("rdma_connect"), e.getMessage());
+        // the same words as libibverbs' rdma_cm on iWARP (rping's tests look for them on both)
+        assertTrue(e.getMessage().contains("ECONNREFUSED") && e.getMessage().contains("nobody listens on that port"),
+                e.getMessage());
     }
 
     @Test
