@@ -56,6 +56,18 @@ public interface RdmaDevice {
     List<String> netDevices();
 
     /**
+     * Whether {@code netDevice} is one of {@link #netDevices()}. A backend may answer without building the list: the
+     * libibverbs one asks sysfs whether the interface is the device's own or stacked on it (a VLAN, a bond), instead
+     * of reading the device's whole GID table (1024 entries on Soft-RoCE).
+     *
+     * @param netDevice an interface name, e.g. {@code eth2}
+     * @return whether this device's ports send through it
+     */
+    default boolean hasNetDevice(String netDevice) {
+        return netDevices().contains(netDevice);
+    }
+
+    /**
      * The IP addresses of {@link #netDevices()}: the addresses an rdma_cm server or an endpoint on this
      * device listens on and a client connects to. IPv4 first, then IPv6; empty when the interfaces have none.
      *

@@ -67,7 +67,7 @@ final class RoutedConnectionManager implements ConnectionManager {
         if (netdev != null) {
             for (VerbsBackend b : backends) {
                 for (RdmaDevice d : b.devices()) {
-                    if (d.netDevices().contains(netdev)) {
+                    if (d.hasNetDevice(netdev)) {
                         return b;
                     }
                 }

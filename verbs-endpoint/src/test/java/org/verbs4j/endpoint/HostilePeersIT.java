@@ -208,10 +208,13 @@ class HostilePeersIT {
      */
     private static void stallAfterConnecting(org.verbs4j.api.cm.ConnectionManager cm, InetSocketAddress at,
             List<AutoCloseable> made) {
+        long t0 = System.nanoTime();
         org.verbs4j.api.cm.CmId id = cm.createId();
         made.add(id);
         id.resolveAddress(at, T);
+        long t1 = System.nanoTime();
         id.resolveRoute(T);
+        long t2 = System.nanoTime();
         var pd = id.context().allocProtectionDomain();
         made.add(0, pd);
         var cq = id.context().createCompletionQueue(4);
@@ -219,7 +222,11 @@ class HostilePeersIT {
         id.createQueuePair(pd, new org.verbs4j.api.QpInitAttributes(org.verbs4j.api.QpType.RC, cq, cq)
                 .maxSendWr(1).maxRecvWr(1));
         byte[] hs = new Handshake(true, 16, 4096, 0x1000, 7, 4096, 0x2000, 7, 3).encode();
+        long t3 = System.nanoTime();
         id.connect(org.verbs4j.api.cm.ConnectionParameters.defaults().withPrivateData(hs), T);
+        long t4 = System.nanoTime();
+        System.out.printf("stalled peer: resolveAddress %d ms, resolveRoute %d ms, PD+CQ+QP %d ms, connect %d ms%n",
+                (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000, (t4 - t3) / 1_000_000);
     }
 
     /** A handshake over rdma_cm whose MTU byte is 9: rejected with the endpoint's message; the server keeps serving. */

@@ -31,6 +31,12 @@ record JnrDevice(JnrBackend backend, String name, long guid, NodeType nodeType, 
     }
 
     @Override
+    public boolean hasNetDevice(String netDevice) {
+        Boolean own = SysfsNetDevices.SYSTEM.has(name, netDevice);
+        return own != null ? own : netDevices().contains(netDevice);
+    }
+
+    @Override
     public String toString() {
         return RdmaDevice.describe(this);
     }

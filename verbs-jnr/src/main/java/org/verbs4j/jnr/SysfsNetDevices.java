@@ -17,12 +17,62 @@ import java.util.Set;
  * these ({@link GuidNetDevices} finds its interface).
  */
 final class SysfsNetDevices {
-    static final SysfsNetDevices SYSTEM = new SysfsNetDevices(Paths.get("/sys/class/infiniband"));
+    static final SysfsNetDevices SYSTEM = new SysfsNetDevices(Paths.get("/sys/class/infiniband"), Paths.get("/sys/class/net"));
+    /** How many interfaces deep a stack (VLAN on a bond on the port's interface) is followed down. */
+    private static final int MAX_STACK = 4;
 
     private final Path root;
+    private final Path netRoot;
 
     SysfsNetDevices(Path root) {
+        this(root, root.resolveSibling("net"));
+    }
+
+    SysfsNetDevices(Path root, Path netRoot) {
         this.root = root;
+        this.netRoot = netRoot;
+    }
+
+    /**
+     * Whether {@code netdev} is one of {@code device}'s interfaces, without reading its GID table: the device's own
+     * interfaces ({@code device/net/*}, rxe's {@code parent}) and the ones stacked on them (a VLAN, a bond, a
+     * macvlan: {@code /sys/class/net/NETDEV/lower_*}, followed down), which are the interfaces the kernel gives
+     * RoCE GIDs to. Null when the device has no own interface in sysfs (siw, an HCA without IPoIB): then only
+     * the list can say.
+     */
+    Boolean has(String device, String netdev) {
+        Path dev = root.resolve(device);
+        Set<String> own = new LinkedHashSet<>();
+        for (Path net : list(dev.resolve("device").resolve("net"))) {
+            own.add(net.getFileName().toString());
+        }
+        String parent = read(dev.resolve("parent"));
+        if (parent != null) {
+            own.add(parent);
+        }
+        if (own.isEmpty()) {
+            return null;
+        }
+        return stackedOn(netdev, own, 0);
+    }
+
+    private boolean stackedOn(String netdev, Set<String> own, int depth) {
+        if (own.contains(netdev)) {
+            return true;
+        }
+        if (depth >= MAX_STACK || netdev.contains("/") || netdev.startsWith(".")) {
+            return false;
+        }
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(netRoot.resolve(netdev), "lower_*")) {
+            for (Path lower : s) {
+                if (stackedOn(lower.getFileName().toString().substring("lower_".length()), own, depth + 1)) {
+                    return true;
+                }
+            }
+        } catch (IOException | SecurityException e) {
+            return false;
+        }
+        return false;
     }
 
     /** The interface names of {@code device}, each once, in the order found; empty when sysfs says nothing. */
