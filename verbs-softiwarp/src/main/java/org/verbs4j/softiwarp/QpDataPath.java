@@ -102,8 +102,6 @@ final class QpDataPath implements FpduSink {
     private static final int WC_READ = WcOpcode.RDMA_READ.value();
     private static final int WC_RECV = WcOpcode.RECV.value();
     private static final int WC_LOCAL_INV = WcOpcode.LOCAL_INV.value();
-    private static final int WC_COMP_SWAP = WcOpcode.COMP_SWAP.value();
-    private static final int WC_FETCH_ADD = WcOpcode.FETCH_ADD.value();
     private static final int WC_RECV_RDMA_WITH_IMM = WcOpcode.RECV_RDMA_WITH_IMM.value();
     private static final int OK = WcStatus.SUCCESS.value();
     private static final int FLUSH = WcStatus.WR_FLUSH_ERR.value();

@@ -44,9 +44,9 @@ final class SendChecks {
         if ((immediate || atomic) && !rfc7306) {
             // as siw refuses them at post (EINVAL, bad_wr on the request): RFC 5040's RDMAP has no immediate data
             // and no atomics; they are RFC 7306, which only two verbs4j peers agree on in the MPA handshake
-            return "has opcode " + Opcode.of(opcode) + ", an RFC 7306 extension the peer did not negotiate (Linux "
-                    + "siw, or a verbs4j peer with it off, speaks RFC 5040's RDMAP only: no immediate data, no "
-                    + "atomics); nothing was sent";
+            return "has opcode " + Opcode.of(opcode) + ", but the peer did not negotiate RFC 7306, which immediate "
+                    + "data and atomics need (Linux siw, or a verbs4j peer with it off, speaks RFC 5040's RDMAP "
+                    + "only); nothing was sent";
         }
         if (!read && !immediate && !atomic && opcode != Opcode.SEND.value() && opcode != Opcode.SEND_WITH_INV.value()
                 && opcode != Opcode.RDMA_WRITE.value() && opcode != Opcode.LOCAL_INV.value()) {
