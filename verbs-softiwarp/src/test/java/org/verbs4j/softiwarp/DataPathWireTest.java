@@ -109,6 +109,12 @@ class DataPathWireTest {
         }
 
         @Override
+        public void onAtomicResponse(int msn, int requestId, long originalValue) {
+            log.append("atomic response ").append(msn).append(' ').append(requestId).append(' ')
+                    .append(originalValue).append(';');
+        }
+
+        @Override
         public void onTerminate(int layer, int errorType, int errorCode, ByteBuffer headerCopy) {
             log.append("terminate ").append(layer).append('/').append(errorType).append('/').append(errorCode)
                     .append(';');
@@ -287,5 +293,32 @@ class DataPathWireTest {
                 assertEquals(1, in.getInt(12), "MSN 1: nothing went before it");
             }
         }
+    }
+
+    /**
+     * A bare peer that negotiated RFC 7306: its Atomic Requests (queue 1, after a Read Request there) are answered
+     * on queue 3 with their ids and the original values, in order; its Immediate Data alone takes a receive.
+     */
+    @Test
+    void aBarePeerGetsAtomicResponsesOnQueueThreeAndItsImmediateDataTakesAReceive() throws Exception {
+        connect(MpaSettings.siwDefaults().withIrdOrd(4, 4).withRfc7306(true));
+        assertTrue(peer.rfc7306());
+        MemoryRegion m = mr(4096, Access.ALL_REMOTE);
+        RawMemory.putLong(m.address() + 64, 40L);
+        peer.readRequest(0x99, 0, 8, m.rkey(), m.address() + 64);
+        peer.atomicRequest(0, 0x1234, m.rkey(), m.address() + 64, 2L, 0L, 0L, 0L); // FetchAdd 2
+        peer.atomicRequest(2, 0x1235, m.rkey(), m.address() + 64, 7L, -1L, 42L, -1L); // CmpSwap 42 -> 7
+        Sink s = pollPeerUntil("atomic response 2 ");
+        assertEquals("tagged 2 L;atomic response 1 4660 40;atomic response 2 4661 42;", s.log.toString());
+        assertEquals(7L, RawMemory.getLong(m.address() + 64));
+        recvs.count(1).at(0).clear().wrId(77).sge(m, 0, 16);
+        qpSide.qp.postReceive(recvs);
+        peer.write(m.rkey(), m.address() + 1024, ByteBuffer.wrap(new byte[300]));
+        peer.immediate(true, 0x01020304, 0);
+        qpSide.await(wc, 1);
+        assertEquals(77, wc.wrId(0));
+        assertEquals(org.verbs4j.api.WcOpcode.RECV_RDMA_WITH_IMM, wc.opcode(0));
+        assertEquals(300, wc.byteLength(0));
+        assertEquals(0x01020304, wc.immData(0));
     }
 }
