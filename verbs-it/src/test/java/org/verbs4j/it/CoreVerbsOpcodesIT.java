@@ -40,7 +40,8 @@ import org.verbs4j.lab.QpPair.Wc;
  * Every send opcode of an RC queue pair moves real bytes, and the completions on both sides carry the right
  * wr_id, status, opcode, byte_len, immediate data and QP number. Plus scatter/gather, inline data, unsignaled
  * requests, chains and zero-byte messages. Runs on every lab device; atomics only where the device
- * reports atomic support, immediate data only where the device accepts it (not iWARP).
+ * reports atomic support, immediate data only where the connection has it: InfiniBand transport always, iWARP only
+ * with RFC 7306 (the software iWARP device between two verbs4j peers; never Linux siw, which refuses at post).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CoreVerbsOpcodesIT {
@@ -57,18 +58,27 @@ class CoreVerbsOpcodesIT {
         assertEquals(qp.qpNumber(), w.qpNum(), what + " qp_num: " + w);
     }
 
-    /** Posts on A; where the device refuses the opcode (immediate data on iWARP) the test is skipped, with why. */
+    /**
+     * Posts on A; where the connection refuses the opcode (immediate data on iWARP without RFC 7306: Linux siw) the
+     * test is skipped, with why. An iWARP device that reports atomics speaks RFC 7306 (the software iWARP device,
+     * whose two QPs here are both verbs4j), so it must accept immediate data too.
+     */
     static void postNeedingImm(QpPair p, SendRequests s, String what) {
         try {
             p.a.qp.postSend(s);
         } catch (PostException e) {
             assertNotEquals(TransportType.IB, p.transport, p.device + " is an InfiniBand-transport device and must accept "
                     + what + "; the post failed: " + e.getMessage());
+            assertTrue(Lab.isLinuxSiw(p.attrs) || !p.attrs.supportsAtomics(), p.device + " reports atomic_cap "
+                    + p.attrs.atomicCap().text() + " (RFC 7306 between verbs4j peers) and must accept " + what
+                    + "; the post failed: " + e.getMessage());
             assertTrue(e.getMessage().startsWith("ibv_post_send failed"), e.getMessage());
             assertEquals(0, e.failedIndex(), "the refused request: " + e.getMessage());
             Assumptions.abort(p.device + " (" + p.transport.text() + ") refuses " + what + " at post, with a clear "
-                    + "PostException: " + e.getMessage() + ". iWARP's RDMAP (RFC 5040) has no immediate data.");
+                    + "PostException: " + e.getMessage() + ". iWARP's RDMAP (RFC 5040) has no immediate data; "
+                    + "RFC 7306 adds it, which this peer did not negotiate.");
         }
+        assertFalse(Lab.isLinuxSiw(p.attrs), p.device + " is Linux siw, which has no RFC 7306, yet accepted " + what);
     }
 
     private static void postReceive(QueuePair qp, ReceiveRequests r, long wrId, MemoryRegion mr, long offset, int length) {

@@ -64,6 +64,16 @@ final class QpDataPath implements FpduSink {
     static final int OP_SEND_INVALIDATE = 4;
     static final int OP_SEND_SE = 5;
     static final int OP_SEND_SE_INVALIDATE = 6;
+    /** RFC 7306 opcodes, only on a connection that negotiated them (verbs4j peers). */
+    static final int OP_IMMEDIATE = 8;
+    static final int OP_IMMEDIATE_SE = 9;
+    /** RFC 7306 atomic operation codes. */
+    static final int ATOMIC_FETCH_ADD = 0;
+    static final int ATOMIC_SWAP = 1;
+    static final int ATOMIC_COMPARE_SWAP = 2;
+    /** verbs4j's mark in bytes 4-7 of Immediate Data: alone (a Write with immediate) or for the next Send. */
+    static final int IMMEDIATE_ALONE = 0;
+    static final int IMMEDIATE_FOR_SEND = 1;
 
     /** Terminate layers, error types and codes (RFC 5040 section 4.8, RFC 5041 section 7, siw's iwarp.h). */
     static final int LAYER_RDMAP = 0;
@@ -78,12 +88,21 @@ final class QpDataPath implements FpduSink {
     /** Also what siw sends for a Send longer than the receive (RFC 5041's 0x05 "too long" is not used by siw). */
     static final int DDP_UT_NO_BUFFER = 0x02;
     static final int RDMAP_CANNOT_INVALIDATE = 0x09;
+    static final int RDMAP_LOCAL_CATASTROPHIC = 0;
+    static final int RDMAP_UNSPECIFIED = 0xFF;
+
+    /**
+     * Every Atomic Request of the JVM executes under this lock, so atomics on one region are atomic with respect
+     * to each other (ATOMIC_HCA: not with respect to the CPU's own accesses). Not the posting hot path.
+     */
+    private static final Object ATOMICS = new Object();
 
     private static final int WC_SEND = WcOpcode.SEND.value();
     private static final int WC_WRITE = WcOpcode.RDMA_WRITE.value();
     private static final int WC_READ = WcOpcode.RDMA_READ.value();
     private static final int WC_RECV = WcOpcode.RECV.value();
     private static final int WC_LOCAL_INV = WcOpcode.LOCAL_INV.value();
+    private static final int WC_RECV_RDMA_WITH_IMM = WcOpcode.RECV_RDMA_WITH_IMM.value();
     private static final int OK = WcStatus.SUCCESS.value();
     private static final int FLUSH = WcStatus.WR_FLUSH_ERR.value();
 
@@ -94,6 +113,10 @@ final class QpDataPath implements FpduSink {
     private static final int TX_WQE = 1;
     private static final int TX_READ_REQUEST = 2;
     private static final int TX_READ_RESPONSE = 3;
+    private static final int TX_ATOMIC_REQUEST = 4;
+    private static final int TX_ATOMIC_RESPONSE = 5;
+    /** The first of a request's two messages: Write then Immediate Data, or Immediate Data then Send. */
+    private static final int TX_WQE_FIRST = 6;
 
     private final SoftQueuePair qp;
     private final SoftProtectionDomain pd;
@@ -108,6 +131,8 @@ final class QpDataPath implements FpduSink {
     private final int qpNumber;
     private final int ord;
     private final long timeoutNanos;
+    /** Whether the connection negotiated RFC 7306: immediate data and atomics. */
+    private final boolean rfc7306;
 
     private final AtomicBoolean rxOwner = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
@@ -126,6 +151,8 @@ final class QpDataPath implements FpduSink {
     private int txLength;
     private final Gather gather = this::gatherCopy;
     private volatile boolean wantWrite;
+    /** The head request's second message is still to start (after {@link #TX_WQE_FIRST}). */
+    private boolean secondPending;
     private long stalledSince;
     private long stalledAt;
 
@@ -134,6 +161,12 @@ final class QpDataPath implements FpduSink {
     private final int[] orqFlags;
     private final int[] orqLength;
     private final int[] orqSinkStag;
+    /** What the entry completes as: RDMA_READ, or an atomic (COMP_SWAP, FETCH_ADD). */
+    private final int[] orqWcOpcode;
+    /** An atomic's local 8 bytes for the original value, and the request id its response carries. */
+    private final long[] orqLocalAddr;
+    private final int[] orqLocalKey;
+    private final int[] orqRequestId;
     private final AtomicLong orqHead = new AtomicLong();
     private final AtomicLong orqTail = new AtomicLong();
 
@@ -144,6 +177,17 @@ final class QpDataPath implements FpduSink {
     private final int[] irqLength;
     private final int[] irqSourceStag;
     private final long[] irqSourceOffset;
+    /** RFC 7306: an entry is an Atomic Request (source STag and offset are its target) rather than a Read. */
+    private final boolean[] irqAtomic;
+    private final int[] irqAtomicOp;
+    private final int[] irqRequestId;
+    private final long[] irqSwapAdd;
+    private final long[] irqSwapAddMask;
+    private final long[] irqCompare;
+    private final long[] irqCompareMask;
+    /** An atomic executed (once) whose response is not out yet, and its original value. */
+    private final boolean[] irqExecuted;
+    private final long[] irqOriginal;
     private final AtomicLong irqHead = new AtomicLong();
     private final AtomicLong irqTail = new AtomicLong();
 
@@ -152,6 +196,12 @@ final class QpDataPath implements FpduSink {
     private final long currentReceive;
     private boolean receiveActive;
     private long receiveCapacity;
+    /** Bytes of the RDMA Write being received, and the length of the last complete one (for write with imm). */
+    private long writeLength;
+    private long lastWriteLength;
+    /** Immediate Data marked for the Send that follows, in the completion's byte order. */
+    private boolean pendingImm;
+    private int pendingImmData;
     /** An error found by the receive side, reported after the token is given back. */
     private int termLayer = -1;
     private int termType;
@@ -183,6 +233,7 @@ final class QpDataPath implements FpduSink {
         this.ord = connection.ord();
         this.ird = connection.ird();
         this.timeoutNanos = timeoutMillis * 1_000_000L;
+        this.rfc7306 = connection.rfc7306();
         int sges = Math.max(1, qp.capabilities().maxSendSge());
         this.sgeAddr = new long[sges];
         this.sgeLen = new int[sges];
@@ -192,18 +243,36 @@ final class QpDataPath implements FpduSink {
         this.orqFlags = new int[orq];
         this.orqLength = new int[orq];
         this.orqSinkStag = new int[orq];
+        this.orqWcOpcode = new int[orq];
+        this.orqLocalAddr = new long[orq];
+        this.orqLocalKey = new int[orq];
+        this.orqRequestId = new int[orq];
         int irq = Math.max(1, ird);
         this.irqSinkStag = new int[irq];
         this.irqSinkOffset = new long[irq];
         this.irqLength = new int[irq];
         this.irqSourceStag = new int[irq];
         this.irqSourceOffset = new long[irq];
+        this.irqAtomic = new boolean[irq];
+        this.irqAtomicOp = new int[irq];
+        this.irqRequestId = new int[irq];
+        this.irqSwapAdd = new long[irq];
+        this.irqSwapAddMask = new long[irq];
+        this.irqCompare = new long[irq];
+        this.irqCompareMask = new long[irq];
+        this.irqExecuted = new boolean[irq];
+        this.irqOriginal = new long[irq];
         int recvSges = srq != null ? srq.query().maxSge() : qp.capabilities().maxRecvSge();
         this.currentReceive = RawMemory.allocate(RecvWr.WR_SIZE + (long) Math.max(1, recvSges) * SGE_SIZE);
     }
 
     MpaConnection connection() {
         return connection;
+    }
+
+    /** {@return whether the connection negotiated RFC 7306, so immediate data and atomics may be posted} */
+    boolean rfc7306() {
+        return rfc7306;
     }
 
     boolean ended() {
@@ -289,8 +358,12 @@ final class QpDataPath implements FpduSink {
         int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
         int flags = RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET);
         long outstanding = orqTail.get() - orqHead.get();
-        return opcode == Opcode.RDMA_READ.value() && ord > 0 && outstanding >= ord
+        return (opcode == Opcode.RDMA_READ.value() || atomic(opcode)) && ord > 0 && outstanding >= ord
                 || (flags & SendFlags.FENCE) != 0 && outstanding > 0;
+    }
+
+    private static boolean atomic(int opcode) {
+        return opcode == Opcode.ATOMIC_CMP_AND_SWP.value() || opcode == Opcode.ATOMIC_FETCH_AND_ADD.value();
     }
 
     /** The work of the token holder. */
@@ -308,9 +381,16 @@ final class QpDataPath implements FpduSink {
             if (termLayer >= 0) {
                 return;
             }
+            if (secondPending) {
+                if (!startSecond()) {
+                    return;
+                }
+                continue;
+            }
             long ih = irqHead.get();
             if (ih != irqTail.get()) {
-                if (!startReadResponse((int) (ih % irqLength.length))) {
+                int i = (int) (ih % irqLength.length);
+                if (!(irqAtomic[i] ? startAtomicResponse(i) : startReadResponse(i))) {
                     return;
                 }
                 continue;
@@ -362,9 +442,15 @@ final class QpDataPath implements FpduSink {
             return true;
         }
         boolean read = opcode == Opcode.RDMA_READ.value();
-        boolean send = opcode == Opcode.SEND.value() || opcode == Opcode.SEND_WITH_INV.value();
-        if (!read && !send && opcode != Opcode.RDMA_WRITE.value() || read && ord == 0) {
-            // immediate data and atomics are RFC 7306, which siw has not; a Read needs an ORD
+        boolean atomic = atomic(opcode);
+        boolean writeImm = opcode == Opcode.RDMA_WRITE_WITH_IMM.value();
+        boolean sendImm = opcode == Opcode.SEND_WITH_IMM.value();
+        boolean send = opcode == Opcode.SEND.value() || opcode == Opcode.SEND_WITH_INV.value() || sendImm;
+        boolean extension = atomic || writeImm || sendImm;
+        if (!read && !send && !atomic && !writeImm && opcode != Opcode.RDMA_WRITE.value() || (read || atomic) && ord == 0
+                || extension && !rfc7306) {
+            // immediate data and atomics are RFC 7306, refused at post unless negotiated; a Read or atomic needs
+            // an ORD
             sendCq.complete(wrId, WcStatus.LOC_QP_OP_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0,
                     qpNumber, 0, false);
             sq.pop();
@@ -372,6 +458,9 @@ final class QpDataPath implements FpduSink {
         }
         long sges = RawMemory.getAddress(slot + SG_LIST);
         int n = RawMemory.getInt(slot + NUM_SGE);
+        if (atomic) {
+            return startAtomicRequest(slot, opcode, flags, wrId, sges);
+        }
         if (read) {
             long sinkAddr = RawMemory.getLong(sges + SGE_ADDR);
             int length = RawMemory.getInt(sges + SGE_LENGTH);
@@ -387,6 +476,7 @@ final class QpDataPath implements FpduSink {
             orqFlags[i] = flags;
             orqLength[i] = length;
             orqSinkStag[i] = sinkStag;
+            orqWcOpcode[i] = WC_READ;
             orqTail.set(t + 1); // published before the request can be answered: pump() has not written it yet
             sq.pop();
             txKind = TX_READ_REQUEST;
@@ -432,7 +522,13 @@ final class QpDataPath implements FpduSink {
         }
         txLength = (int) total;
         boolean started;
-        if (send) {
+        int kind = TX_WQE;
+        if (sendImm) {
+            // Immediate Data marked for the Send, then the Send (which takes the receive and carries the bits)
+            started = connection.startImmediate(false,
+                    Integer.reverseBytes(RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET)), IMMEDIATE_FOR_SEND);
+            kind = TX_WQE_FIRST;
+        } else if (send) {
             boolean solicited = (flags & SendFlags.SOLICITED) != 0;
             boolean inv = opcode == Opcode.SEND_WITH_INV.value();
             int rdmap = inv ? (solicited ? OP_SEND_SE_INVALIDATE : OP_SEND_INVALIDATE)
@@ -440,15 +536,153 @@ final class QpDataPath implements FpduSink {
             started = connection.startSend(rdmap, inv ? RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET) : 0, gather,
                     txLength);
         } else {
+            // a Write; with immediate, the Immediate Data follows it (RFC 7306's RDMA Write with Immediate Data)
             started = connection.startTagged(false, RawMemory.getInt(slot + SendWr.RDMA_RKEY_OFFSET),
                     RawMemory.getLong(slot + SendWr.RDMA_REMOTE_ADDR_OFFSET), gather, txLength);
+            kind = writeImm ? TX_WQE_FIRST : TX_WQE;
         }
         if (!started) {
             releaseSges();
             return false;
         }
+        txKind = kind;
+        return true;
+    }
+
+    /** Starts the second message of the head request (its SGEs still held); false when it must wait. */
+    private boolean startSecond() {
+        long slot = sq.peek();
+        int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
+        boolean solicited = (RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET) & SendFlags.SOLICITED) != 0;
+        boolean started;
+        if (opcode == Opcode.RDMA_WRITE_WITH_IMM.value()) {
+            started = connection.startImmediate(solicited,
+                    Integer.reverseBytes(RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET)), IMMEDIATE_ALONE);
+        } else {
+            started = connection.startSend(solicited ? OP_SEND_SE : OP_SEND, 0, gather, txLength);
+        }
+        if (!started) {
+            return false;
+        }
+        secondPending = false;
         txKind = TX_WQE;
         return true;
+    }
+
+    /**
+     * Starts an RFC 7306 Atomic Request for the head request: its one local SGE (8 bytes for the original value)
+     * is checked now, as a Send's are; the ORQ entry waits for the Atomic Response.
+     */
+    private boolean startAtomicRequest(long slot, int opcode, int flags, long wrId, long sges) {
+        long localAddr = RawMemory.getLong(sges + SGE_ADDR);
+        int lkey = RawMemory.getInt(sges + SGE_LKEY);
+        int wcOpcode = SendChecks.completionOpcode(opcode);
+        try {
+            stags.resolve(lkey, localAddr, 8, Access.LOCAL_WRITE, pd).leave();
+        } catch (TaggedAccessException e) {
+            sendCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), wcOpcode, 0, 0, qpNumber, 0, false);
+            sq.pop();
+            txFailure = "local protection error: " + e.getMessage();
+            txEvent = AsyncEventType.QP_FATAL;
+            return false;
+        }
+        long t = orqTail.get();
+        int requestId = (int) t;
+        long remote = RawMemory.getLong(slot + SendWr.ATOMIC_REMOTE_ADDR_OFFSET);
+        int rkey = RawMemory.getInt(slot + SendWr.ATOMIC_RKEY_OFFSET);
+        long compareAdd = RawMemory.getLong(slot + SendWr.ATOMIC_COMPARE_ADD_OFFSET);
+        boolean started = opcode == Opcode.ATOMIC_CMP_AND_SWP.value()
+                ? connection.startAtomicRequest(ATOMIC_COMPARE_SWAP, requestId, rkey, remote,
+                        RawMemory.getLong(slot + SendWr.ATOMIC_SWAP_OFFSET), -1L, compareAdd, -1L)
+                : connection.startAtomicRequest(ATOMIC_FETCH_ADD, requestId, rkey, remote, compareAdd, 0L, 0L, 0L);
+        if (!started) {
+            return false;
+        }
+        int i = (int) (t % orqWrId.length);
+        orqWrId[i] = wrId;
+        orqFlags[i] = flags;
+        orqLength[i] = 8;
+        orqSinkStag[i] = 0;
+        orqWcOpcode[i] = wcOpcode;
+        orqLocalAddr[i] = localAddr;
+        orqLocalKey[i] = lkey;
+        orqRequestId[i] = requestId;
+        orqTail.set(t + 1); // published before the response can arrive: pump() has not written the request yet
+        sq.pop();
+        txKind = TX_ATOMIC_REQUEST;
+        return true;
+    }
+
+    /**
+     * Executes the Atomic Request of IRQ entry {@code i} (once; checked when it arrived, re-checked now in case
+     * the region went) and starts its Atomic Response. As for a Read, the target is touched when the response is
+     * due, after the Read Responses queued before it.
+     */
+    private boolean startAtomicResponse(int i) {
+        if (!irqExecuted[i]) {
+            SoftMemoryRegion mr;
+            try {
+                mr = stags.resolve(irqSourceStag[i], irqSourceOffset[i], 8, Access.REMOTE_ATOMIC, pd);
+            } catch (TaggedAccessException e) {
+                termLayer = LAYER_RDMAP;
+                termType = RDMAP_REMOTE_PROTECTION;
+                termCode = e.error().rdmapCode();
+                termEvent = AsyncEventType.QP_REQ_ERR;
+                termHeader.clear().limit(0);
+                txFailure = "Atomic Request refused: " + e.getMessage();
+                return false;
+            }
+            try {
+                irqOriginal[i] = execute(mr.addressOf(irqSourceOffset[i]), irqAtomicOp[i], irqSwapAdd[i],
+                        irqSwapAddMask[i], irqCompare[i], irqCompareMask[i]);
+            } finally {
+                mr.leave();
+            }
+            irqExecuted[i] = true;
+        }
+        if (!connection.startAtomicResponse(irqRequestId[i], irqOriginal[i])) {
+            return false;
+        }
+        txKind = TX_ATOMIC_RESPONSE;
+        return true;
+    }
+
+    /**
+     * One RFC 7306 atomic operation on the 8 bytes at {@code address} (native byte order, as the CPU and the
+     * verbs see them); returns the original value.
+     */
+    static long execute(long address, int op, long swapAdd, long swapAddMask, long compare, long compareMask) {
+        synchronized (ATOMICS) {
+            long old = RawMemory.getLong(address);
+            long value;
+            if (op == ATOMIC_FETCH_ADD) {
+                value = add(old, swapAdd, swapAddMask);
+            } else if (op == ATOMIC_SWAP || ((old ^ compare) & compareMask) == 0) {
+                value = old & ~swapAddMask | swapAdd & swapAddMask;
+            } else {
+                value = old;
+            }
+            RawMemory.putLong(address, value);
+            return old;
+        }
+    }
+
+    /**
+     * RFC 7306's FetchAdd with an Add Mask: a set bit ends a field, the carry out of it is dropped; mask 0 is a
+     * plain 64-bit add (what the verbs send).
+     */
+    static long add(long a, long b, long mask) {
+        if (mask == 0) {
+            return a + b;
+        }
+        long sum = 0;
+        long carry = 0;
+        for (int bit = 0; bit < 64; bit++) {
+            long s = (a >>> bit & 1) + (b >>> bit & 1) + carry;
+            sum |= (s & 1) << bit;
+            carry = (mask >>> bit & 1) != 0 ? 0 : s >>> 1;
+        }
+        return sum;
     }
 
     private boolean startReadResponse(int i) {
@@ -485,15 +719,21 @@ final class QpDataPath implements FpduSink {
     private void finishTransmit() {
         int kind = txKind;
         txKind = TX_NONE;
+        if (kind == TX_WQE_FIRST) {
+            secondPending = true; // the SGEs stay held for the second message
+            return;
+        }
         releaseSges();
-        if (kind == TX_READ_RESPONSE) {
-            irqHead.set(irqHead.get() + 1);
+        if (kind == TX_READ_RESPONSE || kind == TX_ATOMIC_RESPONSE) {
+            long h = irqHead.get();
+            irqExecuted[(int) (h % irqLength.length)] = false;
+            irqHead.set(h + 1);
         } else if (kind == TX_WQE) {
             long slot = sq.peek();
             int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
             if ((RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET) & SendFlags.SIGNALED) != 0) {
-                sendCq.complete(RawMemory.getLong(slot + WR_ID), OK,
-                        opcode == Opcode.RDMA_WRITE.value() ? WC_WRITE : WC_SEND, txLength, 0, qpNumber, 0, false);
+                sendCq.complete(RawMemory.getLong(slot + WR_ID), OK, SendChecks.completionOpcode(opcode), txLength, 0,
+                        qpNumber, 0, false);
             }
             sq.pop();
         }
@@ -603,7 +843,8 @@ final class QpDataPath implements FpduSink {
         int length = payload.remaining();
         boolean response = opcode == OP_READ_RESPONSE;
         long orq = orqHead.get();
-        if (response && (orq == orqTail.get() || orqSinkStag[(int) (orq % orqWrId.length)] != stag)) {
+        if (response && (orq == orqTail.get() || orqSinkStag[(int) (orq % orqWrId.length)] != stag
+                || orqWcOpcode[(int) (orq % orqWrId.length)] != WC_READ)) {
             error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 16, AsyncEventType.QP_FATAL);
             return;
         }
@@ -628,6 +869,13 @@ final class QpDataPath implements FpduSink {
                 mr.leave();
             }
         }
+        if (!response) {
+            writeLength += length;
+            if (last) {
+                lastWriteLength = writeLength;
+                writeLength = 0;
+            }
+        }
         if (response && last) {
             int i = (int) (orq % orqWrId.length);
             if ((orqFlags[i] & SendFlags.SIGNALED) != 0) {
@@ -641,6 +889,10 @@ final class QpDataPath implements FpduSink {
     public void onUntagged(int opcode, boolean last, int queue, int msn, int messageOffset, int invalidateStag,
             ByteBuffer payload) {
         if (termLayer != -1 || ended.get()) {
+            return;
+        }
+        if (opcode == OP_IMMEDIATE || opcode == OP_IMMEDIATE_SE) { // only delivered once RFC 7306 is negotiated
+            onImmediate(opcode, payload);
             return;
         }
         if (opcode < OP_SEND || opcode > OP_SEND_SE_INVALIDATE) {
@@ -671,6 +923,18 @@ final class QpDataPath implements FpduSink {
             int flags = 0;
             int inv = 0;
             int status = OK;
+            if (pendingImm) {
+                pendingImm = false;
+                flags = WcFlags.WITH_IMM;
+                inv = pendingImmData;
+                if (opcode == OP_SEND_INVALIDATE || opcode == OP_SEND_SE_INVALIDATE) {
+                    // the verbs have no Send with immediate and invalidate: a peer that sends it is broken
+                    recvCq.complete(wrId, WcStatus.REM_OP_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
+                    error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 20,
+                            AsyncEventType.QP_FATAL);
+                    return;
+                }
+            }
             if (opcode == OP_SEND_INVALIDATE || opcode == OP_SEND_SE_INVALIDATE) {
                 int why = invalidation(invalidateStag);
                 if (why == 0) {
@@ -686,6 +950,36 @@ final class QpDataPath implements FpduSink {
             recvCq.complete(wrId, status, WC_RECV, messageOffset + length, inv, qpNumber, flags,
                     opcode == OP_SEND_SE || opcode == OP_SEND_SE_INVALIDATE);
         }
+    }
+
+    /**
+     * RFC 7306 Immediate Data (8 bytes, one segment, checked by the receiver): marked for the Send that follows,
+     * its 32 bits wait for that Send's completion; alone (after a Write), it takes a receive and completes it as
+     * RECV_RDMA_WITH_IMM with the length of the Write before it, as libibverbs reports a write with immediate.
+     */
+    private void onImmediate(int opcode, ByteBuffer payload) {
+        int p = payload.position();
+        int imm = Integer.reverseBytes(payload.getInt(p)); // the completion's imm_data is in network order too
+        int mark = payload.getInt(p + 4);
+        if (mark == IMMEDIATE_FOR_SEND && !pendingImm && opcode == OP_IMMEDIATE) {
+            pendingImm = true;
+            pendingImmData = imm;
+            return;
+        }
+        if (mark != IMMEDIATE_ALONE || pendingImm) {
+            LOG.debug("{}: Immediate Data with mark {} (one pending: {})", qp, mark, pendingImm);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 20, AsyncEventType.QP_FATAL);
+            return;
+        }
+        if (!takeReceive()) {
+            LOG.debug("{}: Immediate Data found no receive posted", qp);
+            error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20, null);
+            return;
+        }
+        receiveActive = false;
+        recvCq.complete(RawMemory.getLong(currentReceive + WR_ID), OK, WC_RECV_RDMA_WITH_IMM,
+                (int) Math.min(lastWriteLength, Integer.MAX_VALUE), imm, qpNumber, WcFlags.WITH_IMM,
+                opcode == OP_IMMEDIATE_SE);
     }
 
     /** Takes the oldest receive of the RQ or SRQ into {@link #currentReceive}; false when there is none. */
@@ -775,12 +1069,92 @@ final class QpDataPath implements FpduSink {
             }
         }
         int i = (int) (t % irqLength.length);
+        irqAtomic[i] = false;
         irqSinkStag[i] = sinkStag;
         irqSinkOffset[i] = sinkOffset;
         irqLength[i] = length;
         irqSourceStag[i] = sourceStag;
         irqSourceOffset[i] = sourceOffset;
         irqTail.set(t + 1);
+    }
+
+    /**
+     * An RFC 7306 Atomic Request: it counts against IRD as a Read does, its target must be 8-byte aligned, in a
+     * region with REMOTE_ATOMIC access, of this QP's PD; any refusal is a Terminate and nothing is touched.
+     */
+    @Override
+    public void onAtomicRequest(int msn, int atomicOp, int requestId, int stag, long taggedOffset, long swapAdd,
+            long swapAddMask, long compare, long compareMask) {
+        if (termLayer != -1 || ended.get()) {
+            return;
+        }
+        long t = irqTail.get();
+        if (t - irqHead.get() >= Math.max(ird, 0) || ird == 0) {
+            LOG.debug("{}: Atomic Request beyond IRD {}", qp, ird);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_CATASTROPHIC_STREAM, null, 0, null);
+            return;
+        }
+        if (atomicOp != ATOMIC_FETCH_ADD && atomicOp != ATOMIC_SWAP && atomicOp != ATOMIC_COMPARE_SWAP
+                || (taggedOffset & 7) != 0) {
+            LOG.debug("{}: Atomic Request refused: operation {}, offset 0x{}", qp, atomicOp,
+                    Long.toHexString(taggedOffset));
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNSPECIFIED, null, 0, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        try {
+            stags.resolve(stag, taggedOffset, 8, Access.REMOTE_ATOMIC, pd).leave();
+        } catch (TaggedAccessException e) {
+            LOG.debug("{}: Atomic Request refused: {}", qp, e.getMessage());
+            error(LAYER_RDMAP, RDMAP_REMOTE_PROTECTION, e.error().rdmapCode(), null, 0, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        int i = (int) (t % irqLength.length);
+        irqAtomic[i] = true;
+        irqSourceStag[i] = stag;
+        irqSourceOffset[i] = taggedOffset;
+        irqLength[i] = 8;
+        irqAtomicOp[i] = atomicOp;
+        irqRequestId[i] = requestId;
+        irqSwapAdd[i] = swapAdd;
+        irqSwapAddMask[i] = swapAddMask;
+        irqCompare[i] = compare;
+        irqCompareMask[i] = compareMask;
+        irqExecuted[i] = false;
+        irqTail.set(t + 1);
+    }
+
+    /** An RFC 7306 Atomic Response: the original value goes to the local 8 bytes of the oldest outstanding atomic. */
+    @Override
+    public void onAtomicResponse(int msn, int requestId, long originalValue) {
+        if (termLayer != -1 || ended.get()) {
+            return;
+        }
+        long h = orqHead.get();
+        int i = (int) (h % orqWrId.length);
+        if (h == orqTail.get() || orqWcOpcode[i] == WC_READ || orqRequestId[i] != requestId) {
+            LOG.debug("{}: an Atomic Response no request waits for (id {})", qp, requestId);
+            error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, null, 0, AsyncEventType.QP_FATAL);
+            return;
+        }
+        SoftMemoryRegion mr;
+        try {
+            mr = stags.resolve(orqLocalKey[i], orqLocalAddr[i], 8, Access.LOCAL_WRITE, pd);
+        } catch (TaggedAccessException e) { // deregistered since the post
+            LOG.debug("{}: the atomic's local buffer went: {}", qp, e.getMessage());
+            sendCq.complete(orqWrId[i], WcStatus.LOC_PROT_ERR.value(), orqWcOpcode[i], 0, 0, qpNumber, 0, false);
+            orqHead.set(h + 1);
+            error(LAYER_RDMAP, RDMAP_LOCAL_CATASTROPHIC, 0, null, 0, AsyncEventType.QP_ACCESS_ERR);
+            return;
+        }
+        try {
+            RawMemory.putLong(mr.addressOf(orqLocalAddr[i]), originalValue);
+        } finally {
+            mr.leave();
+        }
+        if ((orqFlags[i] & SendFlags.SIGNALED) != 0) {
+            sendCq.complete(orqWrId[i], OK, orqWcOpcode[i], 8, 0, qpNumber, 0, false);
+        }
+        orqHead.set(h + 1);
     }
 
     @Override
@@ -872,6 +1246,7 @@ final class QpDataPath implements FpduSink {
             try {
                 releaseSges(); // the regions of a message half sent
                 txKind = TX_NONE;
+                secondPending = false;
             } finally {
                 sq.endConsume();
             }
@@ -898,6 +1273,7 @@ final class QpDataPath implements FpduSink {
     void flushSendSide() {
         releaseSges();
         txKind = TX_NONE;
+        secondPending = false;
         while (!rxOwner.compareAndSet(false, true)) {
             Thread.onSpinWait(); // a receive in progress, short
         }
@@ -912,7 +1288,7 @@ final class QpDataPath implements FpduSink {
                             ? WcStatus.REM_ACCESS_ERR.value() : WcStatus.REM_OP_ERR.value();
                 }
                 first = false;
-                sendCq.complete(orqWrId[i], status, WC_READ, 0, 0, qpNumber, 0, false);
+                sendCq.complete(orqWrId[i], status, orqWcOpcode[i], 0, 0, qpNumber, 0, false);
             }
             orqHead.set(orqTail.get());
             irqHead.set(irqTail.get());

@@ -12,9 +12,11 @@ import org.verbs4j.api.PortState;
 
 /**
  * The attributes a software iWARP device reports, laid out as Linux siw reports its own ({@code siw_query_device},
- * {@code siw_query_port}, compared with {@code ibv_devinfo -v} of the lab's siw0): firmware 0.0.0, no atomics,
+ * {@code siw_query_port}, compared with {@code ibv_devinfo -v} of the lab's siw0): firmware 0.0.0,
  * memory-management extensions only, one port on Ethernet with one GID and an empty P_Key table, IRD and ORD of 128 per QP (siw's, which a peer's MPA negotiation expects). The limits are those
- * of a sensible software device rather than siw's (which allows 100 000 QPs).
+ * of a sensible software device rather than siw's (which allows 100 000 QPs). Unlike siw (atomic_cap NONE), it
+ * reports ATOMIC_HCA: atomics (RFC 7306) run between verbs4j peers that negotiated them, atomic with respect to
+ * each other but not to the CPU; a QP connected to Linux siw refuses them at post.
  */
 final class SiwAttributes {
     static final int MAX_QP = 1024;
@@ -47,7 +49,7 @@ final class SiwAttributes {
         return new DeviceAttributes("0.0.0", d.guid(), d.guid(), -1L, PAGE_SIZE,
                 0, 0, 0, MAX_QP, MAX_QP_WR, DeviceCapability.MEM_MGT_EXTENSIONS.mask(), MAX_SGE, MAX_SGE_RD,
                 MAX_CQ, MAX_CQE, MAX_MR, MAX_PD, MAX_IRD, 0, MAX_QP * MAX_IRD, MAX_ORD, 0,
-                AtomicCapability.NONE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                AtomicCapability.HCA, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 MAX_SRQ, MAX_SRQ_WR, MAX_SGE, 0, 0, 1);
     }
 

@@ -31,11 +31,17 @@ import org.verbs4j.softiwarp.wire.MpaSettings;
 final class SoftConnectionManager extends AbstractResource implements ConnectionManager {
     /** System property: {@code true} makes this side ask for (initiator) or impose (responder) MPA CRC. */
     static final String CRC_PROPERTY = "verbs4j.softiwarp.crc";
+    /**
+     * System property: {@code false} stops this side offering (initiator) or accepting (responder) RFC 7306, the
+     * immediate data and atomics that only verbs4j peers negotiate; on by default.
+     */
+    static final String RFC7306_PROPERTY = "verbs4j.softiwarp.rfc7306";
     /** siw's MPAREQ_TIMEOUT: how long the initiator waits for the Reply, when the call allows that long. */
     static final long INITIATOR_MPA_TIMEOUT_MS = 10_000;
 
     private final Map<SoftIwarpDevice, SoftDeviceContext> contexts = new ConcurrentHashMap<>();
-    private volatile MpaSettings settings = MpaSettings.siwDefaults().withCrcRequired(Boolean.getBoolean(CRC_PROPERTY));
+    private volatile MpaSettings settings = MpaSettings.siwDefaults().withCrcRequired(Boolean.getBoolean(CRC_PROPERTY))
+            .withRfc7306(!"false".equalsIgnoreCase(System.getProperty(RFC7306_PROPERTY)));
 
     SoftConnectionManager() {
         super(null);

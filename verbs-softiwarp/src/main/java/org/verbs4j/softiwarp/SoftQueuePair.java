@@ -164,8 +164,10 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
                 int n = wrs.count();
                 int bad = -1;
                 int badErrno = 0;
+                QpDataPath path = dataPath;
+                boolean rfc7306 = path != null && path.rfc7306();
                 for (int i = 0; i < n && bad < 0; i++) {
-                    badErrno = SendChecks.check(list + (long) i * SendWr.WR_SIZE, capabilities);
+                    badErrno = SendChecks.check(list + (long) i * SendWr.WR_SIZE, capabilities, rfc7306);
                     if (badErrno != 0) {
                         bad = i;
                     }
@@ -191,7 +193,7 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
                 }
                 if (bad >= 0) {
                     throw new PostException("ibv_post_send", badErrno, bad, this + ": request " + bad + " of "
-                            + n + " " + SendChecks.why(list + (long) bad * SendWr.WR_SIZE, capabilities)
+                            + n + " " + SendChecks.why(list + (long) bad * SendWr.WR_SIZE, capabilities, rfc7306)
                             + (bad > 0 ? "; the " + bad + " before it are posted" : ""));
                 }
             } finally {

@@ -56,16 +56,71 @@ class DataPathAllocationTest {
         }
     }
 
+    /**
+     * The RFC 7306 opcodes in the steady state: A writes with immediate to B (B's receive completes as
+     * RECV_RDMA_WITH_IMM), B answers with a send with immediate, A fetch-adds B's counter; nothing is allocated.
+     */
+    @Test
+    void immediateDataAndAtomicRoundTripsAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (ConnectedPair p = new ConnectedPair(16, DataPathTest.SETTINGS.withRfc7306(true));
+                SendRequests sa = SendRequests.allocate(2, 1);
+                SendRequests sb = SendRequests.allocate(1, 1);
+                ReceiveRequests ra = ReceiveRequests.allocate(1, 1);
+                ReceiveRequests rb = ReceiveRequests.allocate(1, 1);
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
+            MemoryRegion ma = p.a.memory(4096, Access.LOCAL_WRITE);
+            MemoryRegion mb = p.b.memory(4096, Access.ALL_REMOTE);
+            try {
+                sa.count(2);
+                sa.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED).immData(7)
+                        .sge(ma, 0, 64).rdma(mb.address() + 2048, mb.rkey());
+                sa.at(1).clear().wrId(5).opcode(Opcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
+                        .sge(ma, 512, 8).atomic(mb.address() + 8, mb.rkey(), 1L, 0L);
+                sb.count(1).at(0).clear().wrId(2).opcode(Opcode.SEND_WITH_IMM).flags(SendFlags.SIGNALED).immData(9)
+                        .sge(mb, 0, 64);
+                ra.count(1).at(0).clear().wrId(3).sge(ma, 1024, 64);
+                rb.count(1).at(0).clear().wrId(4).sge(mb, 1024, 64);
+                roundTrips(p, sa, sb, ra, rb, wc, 20_000, 3);
+                long tid = Thread.currentThread().getId();
+                StringBuilder windows = new StringBuilder();
+                long best = Long.MAX_VALUE;
+                int runs = 0;
+                for (int w = 0; w < 3 && best != 0; w++) {
+                    long before = mx.getThreadAllocatedBytes(tid);
+                    roundTrips(p, sa, sb, ra, rb, wc, ROUND_TRIPS, 3);
+                    runs++;
+                    long after = mx.getThreadAllocatedBytes(tid);
+                    long baseline = mx.getThreadAllocatedBytes(tid) - after;
+                    best = Math.min(best, after - before - baseline);
+                    windows.append(after - before - baseline).append(' ');
+                }
+                assertEquals(0, best, "bytes allocated per window of " + ROUND_TRIPS + " round trips: " + windows);
+                assertEquals(20_000L + (long) runs * ROUND_TRIPS,
+                        org.verbs4j.api.internal.RawMemory.getLong(mb.address() + 8), "every fetch-add landed");
+            } finally {
+                ma.close();
+                mb.close();
+            }
+        }
+    }
+
     /** A sends to B, B answers; each side polls its CQ for its send and receive completions. */
     private static void roundTrips(ConnectedPair p, SendRequests sa, SendRequests sb, ReceiveRequests ra,
             ReceiveRequests rb, WorkCompletions wc, int n) {
+        roundTrips(p, sa, sb, ra, rb, wc, n, 2);
+    }
+
+    /** As above; {@code aCompletions}: A's completions per round (its sends and its receive). */
+    private static void roundTrips(ConnectedPair p, SendRequests sa, SendRequests sb, ReceiveRequests ra,
+            ReceiveRequests rb, WorkCompletions wc, int n, int aCompletions) {
         for (int i = 0; i < n; i++) {
             p.a.qp.postReceive(ra);
             p.b.qp.postReceive(rb);
             p.a.qp.postSend(sa);
             awaitCompletions(p.b, wc, 1); // B's receive
             p.b.qp.postSend(sb);
-            awaitCompletions(p.a, wc, 2); // A's send and receive
+            awaitCompletions(p.a, wc, aCompletions); // A's sends and receive
             awaitCompletions(p.b, wc, 1); // B's send
         }
     }

@@ -36,7 +36,9 @@ import org.verbs4j.softiwarp.wire.MpaSettings;
  * A hostile iWARP peer against a connected QP, for a fixed time budget, seed printed: after a correct MPA
  * handshake it sends Writes, Read Requests and Sends aimed in and around a registered region (right and wrong
  * STags, offsets before, inside and past the region, lengths up to 64 KiB), truncated, bit-flipped and random
- * frames. The region sits between two guard zones of the same direct buffer: no guard byte may ever change, and
+ * frames; half the streams negotiate RFC 7306 and add Atomic Requests (any operation code, aligned or not, in and
+ * around the region, with bodies of the right length or too short or too long), Immediate Data with any mark and
+ * unasked-for Atomic Responses (on the other half those opcodes must be refused as unexpected). The region sits between two guard zones of the same direct buffer: no guard byte may ever change, and
  * no guard byte may ever come back to the peer in a Read Response. The QP may end (a Terminate, ERR), never the
  * JVM, and after the whole budget the same listener still serves a good peer, whose RDMA READ of the region the
  * progress thread answers (so that thread survived too).
@@ -53,6 +55,10 @@ class DataPathFuzzTest {
     private static final int LEAK_RUN = 16;
     /** RDMAP's SEND (RFC 5040). */
     private static final int OP_SEND = 3;
+    /** RFC 7306's Immediate Data, Immediate Data with SE, Atomic Request and Atomic Response. */
+    private static final int OP_IMMEDIATE = 8;
+    private static final int OP_ATOMIC_REQUEST = 10;
+    private static final int OP_ATOMIC_RESPONSE = 11;
 
     @Test
     void hostileStreamsNeverTouchMemoryOutsideTheRegionAndTheListenerServesAGoodPeerAfter() throws Exception {
@@ -63,8 +69,7 @@ class DataPathFuzzTest {
             block.put(i, GUARD_BYTE);
         }
         ConnectedPair.Side target = new ConnectedPair.Side(16, false, false, false);
-        MemoryRegion mr = target.pd.registerMemory(block.slice(GUARD, REGION),
-                Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
+        MemoryRegion mr = target.pd.registerMemory(block.slice(GUARD, REGION), Access.ALL_REMOTE);
         mr.putBytes(0, new byte[REGION]);
         byte[] guardsBefore = guards(block);
         int streams = 0;
@@ -99,14 +104,14 @@ class DataPathFuzzTest {
         CountDownLatch ended = new CountDownLatch(1);
         CompletableFuture<MpaConnection> accepted = accept(listener);
         try (SocketChannel peer = SocketChannel.open(listener.getLocalAddress())) {
-            mpaRequest(peer);
+            mpaRequest(peer, rnd.nextBoolean());
             qp.establish(accepted.get(10, TimeUnit.SECONDS), ended::countDown);
             peer.configureBlocking(false);
             ByteBuffer out = ByteBuffer.allocate(1 << 18);
             int frames = 1 + rnd.nextInt(8);
-            int msn = 1;
+            int[] msn = {1, 1, 1, 1};
             for (int f = 0; f < frames; f++) {
-                hostileFrame(out, rnd, mr, msn++);
+                hostileFrame(out, rnd, mr, msn);
             }
             out.flip();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
@@ -145,17 +150,21 @@ class DataPathFuzzTest {
     private static CompletableFuture<MpaConnection> accept(ServerSocketChannel listener) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return MpaConnection.awaitRequest(listener.accept(), MpaSettings.siwDefaults()).accept(new byte[0]);
+                return MpaConnection.awaitRequest(listener.accept(), MpaSettings.siwDefaults().withRfc7306(true))
+                        .accept(new byte[0]);
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
         });
     }
 
-    /** The initiator's MPA Request (revision 2, IRD/ORD 4, no CRC, no private data), by hand; reads the Reply. */
-    private static void mpaRequest(SocketChannel peer) throws IOException {
+    /**
+     * The initiator's MPA Request (revision 2, IRD/ORD 4, no CRC, no private data, RFC 7306 offered or not), by
+     * hand; reads the Reply, which accepts RFC 7306 exactly when it was offered.
+     */
+    private static void mpaRequest(SocketChannel peer, boolean rfc7306) throws IOException {
         ByteBuffer req = ByteBuffer.allocate(24);
-        req.put("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII)).put((byte) 0x10).put((byte) 2)
+        req.put("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII)).put((byte) (rfc7306 ? 0x11 : 0x10)).put((byte) 2)
                 .putShort((short) 4).putShort((short) 4).putShort((short) 4).flip();
         while (req.hasRemaining()) {
             peer.write(req);
@@ -174,19 +183,48 @@ class DataPathFuzzTest {
         }
         assertEquals("MPA ID Rep Frame", new String(rep.array(), 0, 16, StandardCharsets.US_ASCII));
         assertEquals(0, rep.get(16) & 0x20, "not rejected");
+        assertEquals(rfc7306 ? 0x02 : 0, rep.get(16) & 0x03, "RFC 7306 accepted (0x02) only when offered (0x01)");
     }
 
     /** One frame of a random kind, aimed at {@code mr}; a third of them mutated afterwards. */
-    private static void hostileFrame(ByteBuffer out, Random rnd, MemoryRegion mr, int msn) {
+    private static void hostileFrame(ByteBuffer out, Random rnd, MemoryRegion mr, int[] msn) {
         int start = out.position();
         int stag = rnd.nextInt(4) == 0 ? rnd.nextInt() : mr.rkey();
         long to = mr.address() - GUARD + rnd.nextInt(GUARD + REGION + GUARD);
-        switch (rnd.nextInt(5)) {
+        // the RFC 5040 mix as it always was (two Writes in five), RFC 7306 frames in place of some of the junk
+        int kind = rnd.nextInt(5);
+        if (kind == 4) {
+            kind = 4 + rnd.nextInt(4);
+        }
+        switch (kind) {
             case 0, 1 -> tagged(out, 0, stag, to, payload(rnd, rnd.nextInt(4) == 0 ? rnd.nextInt(65_000) : rnd.nextInt(3000)));
-            case 2 -> untagged(out, OP_SEND, 0, msn, rnd.nextInt(4) == 0 ? rnd.nextInt() : 0,
+            case 2 -> untagged(out, OP_SEND, 0, msn[0]++, rnd.nextInt(4) == 0 ? rnd.nextInt() : 0,
                     payload(rnd, rnd.nextInt(2000)));
             case 3 -> readRequest(out, rnd.nextInt(), rnd.nextLong(), rnd.nextInt(4) == 0 ? rnd.nextInt()
-                    : rnd.nextInt(2 * REGION), stag, to, msn);
+                    : rnd.nextInt(2 * REGION), stag, to, msn[1]++);
+            case 4 -> { // an Atomic Request: mostly well formed and aligned, sometimes not
+                ByteBuffer body = ByteBuffer.allocate(rnd.nextInt(4) == 0 ? rnd.nextInt(120) : 52);
+                long target = rnd.nextInt(3) == 0 ? to : to & ~7L;
+                if (body.capacity() >= 52) {
+                    body.putInt(0, rnd.nextInt(4) == 0 ? rnd.nextInt() : rnd.nextInt(3)).putInt(4, rnd.nextInt())
+                            .putInt(8, stag).putLong(12, target).putLong(20, rnd.nextLong())
+                            .putLong(28, rnd.nextInt(2) == 0 ? -1L : rnd.nextLong()).putLong(36, rnd.nextLong())
+                            .putLong(44, rnd.nextInt(2) == 0 ? -1L : rnd.nextLong());
+                } else {
+                    rnd.nextBytes(body.array());
+                }
+                untagged(out, OP_ATOMIC_REQUEST, 1, msn[1]++, 0, body.array());
+            }
+            case 5 -> { // Immediate Data (with SE or not), any mark, sometimes not 8 bytes
+                byte[] body = new byte[rnd.nextInt(4) == 0 ? rnd.nextInt(40) : 8];
+                rnd.nextBytes(body);
+                if (body.length == 8 && rnd.nextBoolean()) {
+                    ByteBuffer.wrap(body).putInt(4, rnd.nextInt(3));
+                }
+                untagged(out, OP_IMMEDIATE + rnd.nextInt(2), 0, msn[0]++, 0, body);
+            }
+            case 6 -> untagged(out, OP_ATOMIC_RESPONSE, 3, msn[3]++, 0, payload(rnd, rnd.nextInt(3) == 0
+                    ? rnd.nextInt(30) : 12)); // never asked for
             default -> {
                 byte[] junk = new byte[rnd.nextInt(200)];
                 rnd.nextBytes(junk);

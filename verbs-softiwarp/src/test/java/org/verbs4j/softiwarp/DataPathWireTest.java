@@ -1,6 +1,8 @@
 package org.verbs4j.softiwarp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
+import org.verbs4j.api.PostException;
 import org.verbs4j.api.QpState;
 import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendFlags;
@@ -103,6 +106,12 @@ class DataPathWireTest {
         public void onReadRequest(int msn, int sinkStag, long sinkOffset, int length, int sourceStag,
                 long sourceOffset) {
             log.append("read request ").append(length).append(';');
+        }
+
+        @Override
+        public void onAtomicResponse(int msn, int requestId, long originalValue) {
+            log.append("atomic response ").append(msn).append(' ').append(requestId).append(' ')
+                    .append(originalValue).append(';');
         }
 
         @Override
@@ -225,5 +234,91 @@ class DataPathWireTest {
         peer.readRequest(0x1234, 0, 16, m.rkey(), m.address());
         assertTrue(ended.await(3, TimeUnit.SECONDS), "the QP ended at once, not after the stall time-out");
         assertEquals(QpState.ERR, qpSide.qp.state());
+    }
+
+    /**
+     * A QP that offers RFC 7306 to a responder that echoes the Request's flag byte in its Reply, as Linux siw does
+     * (siw_accept sends the Request's bits back): the offer comes back, the accept bit does not, so the extensions
+     * stay off; the four opcodes are refused at post, and the first bytes the peer ever gets are those of the next
+     * plain Send (MSN 1).
+     */
+    @Test
+    void aPeerThatEchoesTheOfferLikeSiwGetsNoExtensionsAndNotAByteOfThem() throws Exception {
+        qpSide = new ConnectedPair.Side(16, false, false, false);
+        MemoryRegion m = mr(4096, Access.ALL_REMOTE);
+        try (ServerSocketChannel server = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            CompletableFuture<SocketChannel> echo = CompletableFuture.supplyAsync(() -> {
+                try {
+                    SocketChannel ch = server.accept();
+                    ByteBuffer frame = ByteBuffer.allocate(24); // 20-byte header, IRD and ORD words, no ULP data
+                    while (frame.hasRemaining()) {
+                        ch.read(frame);
+                    }
+                    byte[] b = frame.array();
+                    System.arraycopy("MPA ID Rep Frame".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, b,
+                            0, 16);
+                    ch.write(ByteBuffer.wrap(b)); // flags, revision, PD_Length and the words as they came
+                    return ch;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            MpaConnection c = MpaConnection.connect(SocketChannel.open(server.getLocalAddress()),
+                    MpaSettings.siwDefaults().withRfc7306(true), new byte[0]);
+            try (SocketChannel raw = echo.get(10, TimeUnit.SECONDS)) {
+                assertFalse(c.rfc7306(), "an echoed offer is not an acceptance");
+                qpSide.qp.establish(c, ended::countDown);
+                for (Opcode op : new Opcode[] {Opcode.RDMA_WRITE_WITH_IMM, Opcode.SEND_WITH_IMM,
+                        Opcode.ATOMIC_FETCH_AND_ADD, Opcode.ATOMIC_CMP_AND_SWP}) {
+                    sends.count(1).at(0).clear().wrId(1).opcode(op).flags(SendFlags.SIGNALED).sge(m, 0, 8)
+                            .atomic(m.address(), m.rkey(), 1, 2);
+                    PostException e = assertThrows(PostException.class, () -> qpSide.qp.postSend(sends));
+                    assertTrue(e.getMessage().contains(op.name()) && e.getMessage().contains("did not negotiate RFC 7306"),
+                            e.getMessage());
+                }
+                sends.at(0).clear().wrId(2).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(m, 0, 10);
+                qpSide.qp.postSend(sends);
+                raw.configureBlocking(false);
+                ByteBuffer in = ByteBuffer.allocate(64);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (in.position() < 36 && System.nanoTime() < deadline) {
+                    raw.read(in);
+                }
+                assertEquals(36, in.position(), "one Send FPDU: 2 + 18 + 10 bytes, 2 of pad, the CRC word");
+                assertEquals(28, in.getShort(0), "ULPDU_Length of a 10-byte Send");
+                assertEquals(0x41, in.get(2) & 0xFF, "untagged, last");
+                assertEquals(0x43, in.get(3) & 0xFF, "RDMAP Send");
+                assertEquals(0, in.getInt(8), "queue 0");
+                assertEquals(1, in.getInt(12), "MSN 1: nothing went before it");
+            }
+        }
+    }
+
+    /**
+     * A bare peer that negotiated RFC 7306: its Atomic Requests (queue 1, after a Read Request there) are answered
+     * on queue 3 with their ids and the original values, in order; its Immediate Data alone takes a receive.
+     */
+    @Test
+    void aBarePeerGetsAtomicResponsesOnQueueThreeAndItsImmediateDataTakesAReceive() throws Exception {
+        connect(MpaSettings.siwDefaults().withIrdOrd(4, 4).withRfc7306(true));
+        assertTrue(peer.rfc7306());
+        MemoryRegion m = mr(4096, Access.ALL_REMOTE);
+        RawMemory.putLong(m.address() + 64, 40L);
+        peer.readRequest(0x99, 0, 8, m.rkey(), m.address() + 64);
+        peer.atomicRequest(0, 0x1234, m.rkey(), m.address() + 64, 2L, 0L, 0L, 0L); // FetchAdd 2
+        peer.atomicRequest(2, 0x1235, m.rkey(), m.address() + 64, 7L, -1L, 42L, -1L); // CmpSwap 42 -> 7
+        Sink s = pollPeerUntil("atomic response 2 ");
+        assertEquals("tagged 2 L;atomic response 1 4660 40;atomic response 2 4661 42;", s.log.toString());
+        assertEquals(7L, RawMemory.getLong(m.address() + 64));
+        recvs.count(1).at(0).clear().wrId(77).sge(m, 0, 16);
+        qpSide.qp.postReceive(recvs);
+        peer.write(m.rkey(), m.address() + 1024, ByteBuffer.wrap(new byte[300]));
+        peer.immediate(true, 0x01020304, 0);
+        qpSide.await(wc, 1);
+        assertEquals(77, wc.wrId(0));
+        assertEquals(org.verbs4j.api.WcOpcode.RECV_RDMA_WITH_IMM, wc.opcode(0));
+        assertEquals(300, wc.byteLength(0));
+        assertEquals(0x01020304, wc.immData(0));
     }
 }

@@ -32,8 +32,11 @@ final class Ddp {
     static final int QN_SEND = 0;
     static final int QN_READ_REQUEST = 1;
     static final int QN_TERMINATE = 2;
-    /** RFC 7306 §: the Atomic Request and Atomic Response queue (verbs4j-to-verbs4j extension only). */
-    static final int QN_ATOMIC = 3;
+    /**
+     * RFC 7306: the Atomic Response queue (Atomic Requests share queue 1 with Read Requests, so they share its MSN
+     * sequence and the IRD/ORD credits). Used only once both sides negotiated RFC 7306.
+     */
+    static final int QN_ATOMIC_RESPONSE = 3;
     static final int QUEUES = 4;
 
     private Ddp() {

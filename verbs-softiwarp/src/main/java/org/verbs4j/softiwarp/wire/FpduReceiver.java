@@ -113,6 +113,15 @@ final class FpduReceiver {
             sink.onReadRequest(msn, src.getInt(payloadAt + Rdmap.RR_SINK_STAG),
                     src.getLong(payloadAt + Rdmap.RR_SINK_TO), src.getInt(payloadAt + Rdmap.RR_SIZE),
                     src.getInt(payloadAt + Rdmap.RR_SOURCE_STAG), src.getLong(payloadAt + Rdmap.RR_SOURCE_TO));
+        } else if (opcode == Rdmap.ATOMIC_REQUEST) {
+            sink.onAtomicRequest(msn, src.getInt(payloadAt + Rdmap.AR_OPCODE) & 0xF,
+                    src.getInt(payloadAt + Rdmap.AR_REQUEST_ID), src.getInt(payloadAt + Rdmap.AR_STAG),
+                    src.getLong(payloadAt + Rdmap.AR_TO), src.getLong(payloadAt + Rdmap.AR_SWAP_ADD),
+                    src.getLong(payloadAt + Rdmap.AR_SWAP_ADD_MASK), src.getLong(payloadAt + Rdmap.AR_COMPARE),
+                    src.getLong(payloadAt + Rdmap.AR_COMPARE_MASK));
+        } else if (opcode == Rdmap.ATOMIC_RESPONSE) {
+            sink.onAtomicResponse(msn, src.getInt(payloadAt + Rdmap.AS_REQUEST_ID),
+                    src.getLong(payloadAt + Rdmap.AS_VALUE));
         } else if (opcode == Rdmap.TERMINATE) {
             terminated = true;
             int layer = Rdmap.terminateLayer(src, payloadAt);

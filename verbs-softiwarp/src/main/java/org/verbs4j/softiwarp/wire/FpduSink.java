@@ -29,8 +29,8 @@ public interface FpduSink {
     void onTagged(int opcode, boolean last, int stag, long taggedOffset, ByteBuffer payload);
 
     /**
-     * An untagged segment on queue 0: SEND (opcodes 3 to 6) or, once negotiated, RFC 7306 Immediate Data (8, 9),
-     * or on queue 3 an RFC 7306 Atomic Request or Response (10, 11).
+     * An untagged segment on queue 0: SEND (opcodes 3 to 6) or, once negotiated, RFC 7306 Immediate Data (8, 9,
+     * 8 bytes in one segment).
      *
      * @param opcode         the RDMAP opcode
      * @param last           whether this is the message's last segment (L bit)
@@ -54,6 +54,36 @@ public interface FpduSink {
      * @param sourceOffset the tagged offset there
      */
     void onReadRequest(int msn, int sinkStag, long sinkOffset, int length, int sourceStag, long sourceOffset);
+
+    /**
+     * An RFC 7306 Atomic Request (queue 1, sharing the Read Requests' MSN sequence); delivered only on a connection
+     * that negotiated RFC 7306. A sink of such a connection overrides this.
+     *
+     * @param msn          its message sequence number on queue 1
+     * @param atomicOp     the atomic operation code (0 FetchAdd, 1 Swap, 2 CmpSwap; others as sent)
+     * @param requestId    the requester's identifier, returned in the response
+     * @param stag         the STag of the target (ours)
+     * @param taggedOffset the tagged offset of the 8-byte target
+     * @param swapAdd      the add or swap data
+     * @param swapAddMask  the add or swap mask
+     * @param compare      the compare data
+     * @param compareMask  the compare mask
+     */
+    default void onAtomicRequest(int msn, int atomicOp, int requestId, int stag, long taggedOffset, long swapAdd,
+                                 long swapAddMask, long compare, long compareMask) {
+        throw new UnsupportedOperationException("an Atomic Request reached a sink that does not take RFC 7306");
+    }
+
+    /**
+     * An RFC 7306 Atomic Response (queue 3); delivered only on a connection that negotiated RFC 7306.
+     *
+     * @param msn           its message sequence number on queue 3
+     * @param requestId     the identifier of the request it answers
+     * @param originalValue the target's value before the operation
+     */
+    default void onAtomicResponse(int msn, int requestId, long originalValue) {
+        throw new UnsupportedOperationException("an Atomic Response reached a sink that does not take RFC 7306");
+    }
 
     /**
      * A Terminate from the peer; the stream is over and nothing more is delivered.

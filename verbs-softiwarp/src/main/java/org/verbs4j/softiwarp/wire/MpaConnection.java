@@ -51,8 +51,9 @@ public final class MpaConnection implements Closeable {
     private final int ird;
     private final int ord;
     private final byte[] peerPrivateData;
+    private final boolean rfc7306;
 
-    private MpaConnection(Handshake h, boolean crc, int ird, int ord, byte[] peerPrivateData) {
+    private MpaConnection(Handshake h, boolean crc, int ird, int ord, byte[] peerPrivateData, boolean rfc7306) {
         this.channel = h.channel;
         this.selector = h.selector;
         this.key = h.key;
@@ -62,7 +63,8 @@ public final class MpaConnection implements Closeable {
         this.ird = ird;
         this.ord = ord;
         this.peerPrivateData = peerPrivateData;
-        this.receiver = new FpduReceiver(crc, h.settings.receiveMaxUlpdu(), false);
+        this.rfc7306 = rfc7306;
+        this.receiver = new FpduReceiver(crc, h.settings.receiveMaxUlpdu(), rfc7306);
         this.segmenter = new DdpSegmenter(crc, Fpdu.mulpduForMss(h.settings.sendMss()));
     }
 
@@ -87,7 +89,7 @@ public final class MpaConnection implements Closeable {
             MpaNegotiation.checkReply(request, reply);
             boolean both = reply.carriesIrdOrd() && request.carriesIrdOrd();
             return new MpaConnection(h, reply.crc, both ? reply.ord : settings.ird(),
-                    both ? reply.ird : settings.ord(), reply.privateDataCopy());
+                    both ? reply.ird : settings.ord(), reply.privateDataCopy(), MpaNegotiation.rfc7306(request, reply));
         } catch (IOException | RuntimeException e) {
             h.close();
             throw e;
@@ -170,6 +172,15 @@ public final class MpaConnection implements Closeable {
         }
 
         /**
+         * Whether the initiator offered RFC 7306 (a verbs4j peer; Linux siw never does).
+         *
+         * @return the offer bit of the Request
+         */
+        public boolean rfc7306Offered() {
+            return request.rfc7306Offer;
+        }
+
+        /**
          * Sends the Reply and establishes the stream.
          *
          * @param privateData the ULP private data for the Reply
@@ -192,7 +203,8 @@ public final class MpaConnection implements Closeable {
          */
         public MpaConnection accept(byte[] privateData, int ird, int ord) throws IOException {
             MpaFrame reply = decide(false, privateData, handshake.settings.withIrdOrd(ird, ord));
-            return new MpaConnection(handshake, reply.crc, reply.ird, reply.ord, request.privateDataCopy());
+            return new MpaConnection(handshake, reply.crc, reply.ird, reply.ord, request.privateDataCopy(),
+                    reply.rfc7306Accept);
         }
 
         /**
@@ -260,6 +272,16 @@ public final class MpaConnection implements Closeable {
      */
     public int ord() {
         return ord;
+    }
+
+    /**
+     * Whether both sides agreed on RFC 7306 (immediate data, atomics) in the handshake: only between verbs4j peers.
+     * Without it the extension opcodes are refused on receive, and the data path must not send them.
+     *
+     * @return true when the extensions are on
+     */
+    public boolean rfc7306() {
+        return rfc7306;
     }
 
     /**
@@ -446,6 +468,159 @@ public final class MpaConnection implements Closeable {
         try {
             startReadRequestOwned(sinkStag, sinkOffset, length, sourceStag, sourceOffset);
             return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    /**
+     * Starts an RFC 7306 Immediate Data message (8 bytes on queue 0: {@code immData} then {@code mark}, see
+     * {@code Rdmap#IMMEDIATE_LENGTH}); then {@link #pump()} as for {@link #startSend}. Only on a connection that
+     * negotiated {@link #rfc7306()}: the caller checks.
+     *
+     * @param solicited whether it is Immediate Data with Solicited Event (opcode 9, else 8)
+     * @param immData   the verbs' 32 bits, as they go on the wire (big-endian)
+     * @param mark      verbs4j's mark: 0 alone (Write with immediate), 1 for the Send that follows
+     * @return false when the transmit side is busy: try again later
+     */
+    public boolean startImmediate(boolean solicited, int immData, int mark) {
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            startImmediateOwned(solicited, immData, mark);
+            return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    private void startImmediateOwned(boolean solicited, int immData, int mark) {
+        ByteBuffer body = controlPayload.clear();
+        Rdmap.putImmediate(body, 0, immData, mark);
+        body.limit(Rdmap.IMMEDIATE_LENGTH);
+        segmenter.startUntagged(solicited ? Rdmap.IMMEDIATE_SE : Rdmap.IMMEDIATE, Ddp.QN_SEND,
+                nextMsn[Ddp.QN_SEND]++, 0, body);
+    }
+
+    /**
+     * Starts an RFC 7306 Atomic Request (queue 1, the Read Requests' sequence); then {@link #pump()} as for
+     * {@link #startSend}. Only on a connection that negotiated {@link #rfc7306()}: the caller checks.
+     *
+     * @param atomicOp    0 FetchAdd, 1 Swap, 2 CmpSwap
+     * @param requestId   returned in the response
+     * @param stag        the peer's STag of the target
+     * @param to          the tagged offset of the 8-byte target
+     * @param swapAdd     the add or swap data
+     * @param swapAddMask the add mask (FetchAdd: carry boundaries, 0 for a plain add) or swap mask
+     * @param compare     the compare data (CmpSwap)
+     * @param compareMask the compare mask (CmpSwap)
+     * @return false when the transmit side is busy: try again later
+     */
+    public boolean startAtomicRequest(int atomicOp, int requestId, int stag, long to, long swapAdd, long swapAddMask,
+                                      long compare, long compareMask) {
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            startAtomicRequestOwned(atomicOp, requestId, stag, to, swapAdd, swapAddMask, compare, compareMask);
+            return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    private void startAtomicRequestOwned(int atomicOp, int requestId, int stag, long to, long swapAdd,
+                                         long swapAddMask, long compare, long compareMask) {
+        ByteBuffer body = controlPayload.clear();
+        Rdmap.putAtomicRequest(body, 0, atomicOp, requestId, stag, to, swapAdd, swapAddMask, compare, compareMask);
+        body.limit(Rdmap.ATOMIC_REQUEST_LENGTH);
+        segmenter.startUntagged(Rdmap.ATOMIC_REQUEST, Ddp.QN_READ_REQUEST, nextMsn[Ddp.QN_READ_REQUEST]++, 0, body);
+    }
+
+    /**
+     * Starts an RFC 7306 Atomic Response (queue 3); then {@link #pump()} as for {@link #startSend}.
+     *
+     * @param requestId     the request's identifier
+     * @param originalValue the target's value before the operation
+     * @return false when the transmit side is busy: try again later
+     */
+    public boolean startAtomicResponse(int requestId, long originalValue) {
+        if (!txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            startAtomicResponseOwned(requestId, originalValue);
+            return true;
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    private void startAtomicResponseOwned(int requestId, long originalValue) {
+        ByteBuffer body = controlPayload.clear();
+        Rdmap.putAtomicResponse(body, 0, requestId, originalValue);
+        body.limit(Rdmap.ATOMIC_RESPONSE_LENGTH);
+        segmenter.startUntagged(Rdmap.ATOMIC_RESPONSE, Ddp.QN_ATOMIC_RESPONSE, nextMsn[Ddp.QN_ATOMIC_RESPONSE]++, 0,
+                body);
+    }
+
+    /**
+     * Sends an RFC 7306 Immediate Data message, waiting as {@link #send} does (for tests and bare peers: whether
+     * the connection negotiated RFC 7306 is not checked, so a test can play a peer that sends it anyway).
+     *
+     * @param solicited with Solicited Event (opcode 9) or not (8)
+     * @param immData   the 32 bits
+     * @param mark      verbs4j's mark (0 alone, 1 for the Send that follows)
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void immediate(boolean solicited, int immData, int mark) throws IOException {
+        acquireBlocking();
+        try {
+            startImmediateOwned(solicited, immData, mark);
+            drain();
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    /**
+     * Sends an RFC 7306 Atomic Request, waiting as {@link #send} does (for tests and bare peers; not checked
+     * against the negotiation).
+     *
+     * @param atomicOp    the operation code
+     * @param requestId   the identifier
+     * @param stag        the target's STag
+     * @param to          the target's tagged offset
+     * @param swapAdd     add or swap data
+     * @param swapAddMask add or swap mask
+     * @param compare     compare data
+     * @param compareMask compare mask
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void atomicRequest(int atomicOp, int requestId, int stag, long to, long swapAdd, long swapAddMask,
+                              long compare, long compareMask) throws IOException {
+        acquireBlocking();
+        try {
+            startAtomicRequestOwned(atomicOp, requestId, stag, to, swapAdd, swapAddMask, compare, compareMask);
+            drain();
+        } finally {
+            txOwner.set(false);
+        }
+    }
+
+    /**
+     * Sends an RFC 7306 Atomic Response, waiting as {@link #send} does (for tests and bare peers).
+     *
+     * @param requestId     the identifier of the request answered
+     * @param originalValue the value returned
+     * @throws IOException the socket failed or the peer stopped reading for longer than the time-out
+     */
+    public void atomicResponse(int requestId, long originalValue) throws IOException {
+        acquireBlocking();
+        try {
+            startAtomicResponseOwned(requestId, originalValue);
+            drain();
         } finally {
             txOwner.set(false);
         }

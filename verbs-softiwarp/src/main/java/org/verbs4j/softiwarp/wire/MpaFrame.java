@@ -23,6 +23,18 @@ final class MpaFrame {
     static final int FLAG_REJECT = 0x20;
     /** siw's "enhanced" flag: the first 4 private-data bytes are RFC 6581's IRD and ORD words. */
     static final int FLAG_ENHANCED = 0x10;
+    /**
+     * verbs4j, in a Request: "I speak RFC 7306 (immediate data, atomics)". A bit RFC 5044 reserves ("set to zero on
+     * transmit, not checked on receive"); siw's own bits are M, C, R, Enhanced and its GSO bit 0x08, so the low
+     * three bits are free. siw (as responder) checks only M, C and Enhanced in a Request, and echoes the Request's
+     * flag byte in its Reply: so the offer alone, echoed, never means yes.
+     */
+    static final int FLAG_RFC7306_OFFER = 0x01;
+    /**
+     * verbs4j, in a Reply: "I accept RFC 7306". A different bit from the offer, which an initiator never sets, so
+     * an echoing responder (Linux siw) cannot turn the extensions on by accident.
+     */
+    static final int FLAG_RFC7306_ACCEPT = 0x02;
 
     static final int IRD_ORD_MASK = 0x3FFF;
     /** In the IRD word. */
@@ -52,6 +64,10 @@ final class MpaFrame {
     int ord;
     boolean peerToPeer;
     int rtr;
+    /** {@link #FLAG_RFC7306_OFFER}; meaningful in a Request. */
+    boolean rfc7306Offer;
+    /** {@link #FLAG_RFC7306_ACCEPT}; meaningful in a Reply. */
+    boolean rfc7306Accept;
     final byte[] privateData = new byte[MAX_PRIVATE_DATA];
     int privateDataLength;
 
@@ -87,7 +103,8 @@ final class MpaFrame {
         }
         int pdLength = encodedLength() - HEADER_LENGTH;
         dst.put(request ? REQUEST_KEY : REPLY_KEY);
-        dst.put((byte) ((crc ? FLAG_CRC : 0) | (reject ? FLAG_REJECT : 0) | (carriesIrdOrd() ? FLAG_ENHANCED : 0)));
+        dst.put((byte) ((crc ? FLAG_CRC : 0) | (reject ? FLAG_REJECT : 0) | (carriesIrdOrd() ? FLAG_ENHANCED : 0)
+                | (rfc7306Offer ? FLAG_RFC7306_OFFER : 0) | (rfc7306Accept ? FLAG_RFC7306_ACCEPT : 0)));
         dst.put((byte) revision);
         dst.putShort((short) pdLength);
         if (carriesIrdOrd()) {
@@ -143,6 +160,8 @@ final class MpaFrame {
         request = expectRequest;
         crc = (flags & FLAG_CRC) != 0;
         reject = (flags & FLAG_REJECT) != 0;
+        rfc7306Offer = (flags & FLAG_RFC7306_OFFER) != 0;
+        rfc7306Accept = (flags & FLAG_RFC7306_ACCEPT) != 0;
         revision = rev;
         enhanced = withWords;
         int dataAt = p + HEADER_LENGTH;

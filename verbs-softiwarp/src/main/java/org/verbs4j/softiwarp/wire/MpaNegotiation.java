@@ -18,13 +18,16 @@ final class MpaNegotiation {
         out.ord = local.ord();
         out.peerToPeer = false;
         out.rtr = 0;
+        out.rfc7306Offer = local.rfc7306();
+        out.rfc7306Accept = false; // never: an echoing responder would hand it back as if it had accepted
         out.privateData(privateData);
     }
 
     /**
      * Fills a responder's Reply to a decoded Request: revision echoed (at most ours), CRC if either side wants it,
      * ORD := min(request IRD, our ORD), IRD := min(request ORD, our IRD). Peer-to-peer mode
-     * is not granted (P2P clear, no RTR type): this side has no ready-to-receive exchange yet.
+     * is not granted (P2P clear, no RTR type): this side has no ready-to-receive exchange yet. RFC 7306 is
+     * accepted (the accept bit set, the offer bit cleared) only when the Request offers it and this side speaks it.
      */
     static void reply(MpaFrame req, MpaSettings local, boolean reject, byte[] privateData, MpaFrame out) {
         out.request = false;
@@ -41,7 +44,17 @@ final class MpaNegotiation {
         }
         out.peerToPeer = false;
         out.rtr = 0;
+        out.rfc7306Offer = false;
+        out.rfc7306Accept = !reject && req.rfc7306Offer && local.rfc7306();
         out.privateData(privateData);
+    }
+
+    /**
+     * Whether a handshake turned RFC 7306 on: offered in the Request and accepted (its own bit) in the Reply. Linux
+     * siw echoes the Request's flags, so its Reply carries the offer bit back but never the accept bit.
+     */
+    static boolean rfc7306(MpaFrame sent, MpaFrame reply) {
+        return sent.rfc7306Offer && reply.rfc7306Accept && !reply.reject;
     }
 
     /**

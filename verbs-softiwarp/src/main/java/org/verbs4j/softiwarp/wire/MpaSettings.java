@@ -22,9 +22,15 @@ public final class MpaSettings {
     private final int sendMss;
     private final int receiveMaxUlpdu;
     private final long timeoutMillis;
+    private final boolean rfc7306;
 
     private MpaSettings(int revision, boolean crcRequired, int ird, int ord, int sendMss,
                         int receiveMaxUlpdu, long timeoutMillis) {
+        this(revision, crcRequired, ird, ord, sendMss, receiveMaxUlpdu, timeoutMillis, false);
+    }
+
+    private MpaSettings(int revision, boolean crcRequired, int ird, int ord, int sendMss,
+                        int receiveMaxUlpdu, long timeoutMillis, boolean rfc7306) {
         if (revision != 1 && revision != 2) {
             throw new IllegalArgumentException("MPA revision " + revision + ", only 1 and 2");
         }
@@ -47,6 +53,7 @@ public final class MpaSettings {
         this.sendMss = sendMss;
         this.receiveMaxUlpdu = receiveMaxUlpdu;
         this.timeoutMillis = timeoutMillis;
+        this.rfc7306 = rfc7306;
     }
 
     /**
@@ -66,7 +73,7 @@ public final class MpaSettings {
      */
     public MpaSettings withRevision(int newRevision) {
         return new MpaSettings(newRevision, crcRequired, ird, ord, sendMss, receiveMaxUlpdu,
-                timeoutMillis);
+                timeoutMillis, rfc7306);
     }
 
     /**
@@ -76,7 +83,7 @@ public final class MpaSettings {
      * @return a copy with the choice
      */
     public MpaSettings withCrcRequired(boolean required) {
-        return new MpaSettings(revision, required, ird, ord, sendMss, receiveMaxUlpdu, timeoutMillis);
+        return new MpaSettings(revision, required, ird, ord, sendMss, receiveMaxUlpdu, timeoutMillis, rfc7306);
     }
 
     /**
@@ -88,7 +95,7 @@ public final class MpaSettings {
      */
     public MpaSettings withIrdOrd(int newIrd, int newOrd) {
         return new MpaSettings(revision, crcRequired, newIrd, newOrd, sendMss, receiveMaxUlpdu,
-                timeoutMillis);
+                timeoutMillis, rfc7306);
     }
 
     /**
@@ -98,7 +105,7 @@ public final class MpaSettings {
      * @return a copy with the MSS
      */
     public MpaSettings withSendMss(int mss) {
-        return new MpaSettings(revision, crcRequired, ird, ord, mss, receiveMaxUlpdu, timeoutMillis);
+        return new MpaSettings(revision, crcRequired, ird, ord, mss, receiveMaxUlpdu, timeoutMillis, rfc7306);
     }
 
     /**
@@ -108,7 +115,7 @@ public final class MpaSettings {
      * @return a copy with the bound
      */
     public MpaSettings withReceiveMaxUlpdu(int maxUlpdu) {
-        return new MpaSettings(revision, crcRequired, ird, ord, sendMss, maxUlpdu, timeoutMillis);
+        return new MpaSettings(revision, crcRequired, ird, ord, sendMss, maxUlpdu, timeoutMillis, rfc7306);
     }
 
     /**
@@ -118,7 +125,28 @@ public final class MpaSettings {
      * @return a copy with the time-out
      */
     public MpaSettings withTimeoutMillis(long millis) {
-        return new MpaSettings(revision, crcRequired, ird, ord, sendMss, receiveMaxUlpdu, millis);
+        return new MpaSettings(revision, crcRequired, ird, ord, sendMss, receiveMaxUlpdu, millis, rfc7306);
+    }
+
+    /**
+     * With RFC 7306 (immediate data and atomics) offered (initiator) or accepted (responder), or not. The
+     * extensions are a verbs4j-to-verbs4j agreement made with reserved bits of the MPA frames (see
+     * {@code docs/softiwarp.md}): a Linux siw peer never turns them on, whichever side it is.
+     *
+     * @param on whether this side speaks RFC 7306
+     * @return a copy with the choice
+     */
+    public MpaSettings withRfc7306(boolean on) {
+        return new MpaSettings(revision, crcRequired, ird, ord, sendMss, receiveMaxUlpdu, timeoutMillis, on);
+    }
+
+    /**
+     * Whether this side offers or accepts RFC 7306; off in {@link #siwDefaults()}.
+     *
+     * @return the choice
+     */
+    public boolean rfc7306() {
+        return rfc7306;
     }
 
     /**

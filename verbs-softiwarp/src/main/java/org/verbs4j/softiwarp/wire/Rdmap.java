@@ -42,7 +42,18 @@ final class Rdmap {
     /** The longest header copy: length field, untagged DDP header, Read Request. */
     static final int TERMINATE_MAX_COPY = Fpdu.LENGTH_FIELD + Ddp.UNTAGGED_HEADER + READ_REQUEST_LENGTH;
 
+    /**
+     * Immediate Data: 8 bytes, opaque to RDMAP. verbs4j puts the verbs' 32-bit {@code imm_data} (as it lies in
+     * the work request, network order) in bytes 0-3 and a verbs4j mark in bytes 4-7:
+     * {@link #IMMEDIATE_ALONE} for an RDMA Write with immediate (a Write, then this message, which takes a
+     * receive), {@link #IMMEDIATE_FOR_SEND} for a Send with immediate (this message, then the Send, which takes
+     * the receive and carries the 32 bits into its completion).
+     */
     static final int IMMEDIATE_LENGTH = 8;
+    static final int IMM_DATA = 0;
+    static final int IMM_MARK = 4;
+    static final int IMMEDIATE_ALONE = 0;
+    static final int IMMEDIATE_FOR_SEND = 1;
     /** Atomic Request: op (low 4 bits of a word), request id, remote STag, remote TO, add/swap, mask, compare, mask. */
     static final int AR_OPCODE = 0;
     static final int AR_REQUEST_ID = 4;
@@ -53,8 +64,10 @@ final class Rdmap {
     static final int AR_COMPARE = 36;
     static final int AR_COMPARE_MASK = 44;
     static final int ATOMIC_REQUEST_LENGTH = 52;
+    /** RFC 7306 atomic operation codes (low 4 bits of the first word of an Atomic Request). */
     static final int ATOMIC_FETCH_ADD = 0;
-    static final int ATOMIC_COMPARE_SWAP = 1;
+    static final int ATOMIC_SWAP = 1;
+    static final int ATOMIC_COMPARE_SWAP = 2;
     /** Atomic Response: original request id, original remote value. */
     static final int AS_REQUEST_ID = 0;
     static final int AS_VALUE = 4;
@@ -84,12 +97,12 @@ final class Rdmap {
         switch (opcode) {
             case SEND: case SEND_INVALIDATE: case SEND_SE: case SEND_SE_INVALIDATE: case IMMEDIATE: case IMMEDIATE_SE:
                 return Ddp.QN_SEND;
-            case READ_REQUEST:
+            case READ_REQUEST: case ATOMIC_REQUEST:
                 return Ddp.QN_READ_REQUEST;
             case TERMINATE:
                 return Ddp.QN_TERMINATE;
-            case ATOMIC_REQUEST: case ATOMIC_RESPONSE:
-                return Ddp.QN_ATOMIC;
+            case ATOMIC_RESPONSE:
+                return Ddp.QN_ATOMIC_RESPONSE;
             default:
                 return -1;
         }
@@ -169,6 +182,11 @@ final class Rdmap {
         dst.putLong(at + AR_SWAP_ADD_MASK, swapAddMask);
         dst.putLong(at + AR_COMPARE, compare);
         dst.putLong(at + AR_COMPARE_MASK, compareMask);
+    }
+
+    static void putImmediate(ByteBuffer dst, int at, int immData, int mark) {
+        dst.putInt(at + IMM_DATA, immData);
+        dst.putInt(at + IMM_MARK, mark);
     }
 
     static void putAtomicResponse(ByteBuffer dst, int at, int requestId, long originalValue) {

@@ -142,19 +142,42 @@ class DdpTest {
         DdpSegmenter s = new DdpSegmenter(false, MULPDU);
         ByteBuffer ar = ByteBuffer.allocate(Rdmap.ATOMIC_REQUEST_LENGTH);
         Rdmap.putAtomicRequest(ar, 0, Rdmap.ATOMIC_COMPARE_SWAP, 9, 5, 64, 1, -1, 2, -1);
-        s.startUntagged(Rdmap.ATOMIC_REQUEST, Ddp.QN_ATOMIC, 1, 0, ar);
+        s.startUntagged(Rdmap.ATOMIC_REQUEST, Ddp.QN_READ_REQUEST, 1, 0, ar);
         assertTrue(s.writeTo(wire));
         ByteBuffer imm = ByteBuffer.allocate(8).putLong(0, 0x0102030405060708L);
         s.startUntagged(Rdmap.IMMEDIATE, Ddp.QN_SEND, 1, 0, imm);
         assertTrue(s.writeTo(wire));
+        ByteBuffer as = ByteBuffer.allocate(Rdmap.ATOMIC_RESPONSE_LENGTH);
+        Rdmap.putAtomicResponse(as, 0, 9, 0x1122334455667788L);
+        s.startUntagged(Rdmap.ATOMIC_RESPONSE, Ddp.QN_ATOMIC_RESPONSE, 1, 0, as);
+        assertTrue(s.writeTo(wire));
         RecordingSink sink = new RecordingSink();
-        assertEquals(2, new FpduReceiver(false, 0xFFFF, true).receive(wire.flip(), sink));
-        assertEquals("U op=10 last=true qn=3 msn=1 mo=0 inv=0 len=52", sink.events.get(0));
+        assertEquals(3, new FpduReceiver(false, 0xFFFF, true).receive(wire.flip(), sink));
+        assertEquals("AR msn=1 op=2 id=9 stag=5 to=64 swapAdd=1/-1 compare=2/-1", sink.events.get(0));
         assertEquals("U op=8 last=true qn=0 msn=1 mo=0 inv=0 len=8", sink.events.get(1));
+        assertEquals("AS msn=1 id=9 value=1234605616436508552", sink.events.get(2));
         FpduReceiver plain = new FpduReceiver(false, 0xFFFF, false);
         assertEquals(-1, plain.receive(wire.position(0), new RecordingSink()));
         assertEquals(WireError.RDMAP_UNEXPECTED_OPCODE, plain.error());
         assertFalse(Rdmap.extension(Rdmap.TERMINATE));
+    }
+
+    /** RFC 7306's queues: Atomic Requests share queue 1 with Read Requests, responses go on queue 3. */
+    @Test
+    void atomicRequestsOnQueueOneAndResponsesOnQueueThree() {
+        assertEquals(1, Rdmap.queue(Rdmap.ATOMIC_REQUEST));
+        assertEquals(3, Rdmap.queue(Rdmap.ATOMIC_RESPONSE));
+        assertEquals(0, Rdmap.queue(Rdmap.IMMEDIATE));
+        assertEquals(0, Rdmap.queue(Rdmap.IMMEDIATE_SE));
+        ByteBuffer wire = ByteBuffer.allocate(256);
+        DdpSegmenter s = new DdpSegmenter(false, MULPDU);
+        ByteBuffer ar = ByteBuffer.allocate(Rdmap.ATOMIC_REQUEST_LENGTH);
+        Rdmap.putAtomicRequest(ar, 0, Rdmap.ATOMIC_FETCH_ADD, 1, 5, 64, 1, 0, 0, 0);
+        s.startUntagged(Rdmap.ATOMIC_REQUEST, Ddp.QN_ATOMIC_RESPONSE, 1, 0, ar); // on the wrong queue
+        assertTrue(s.writeTo(wire));
+        FpduReceiver r = new FpduReceiver(false, 0xFFFF, true);
+        assertEquals(-1, r.receive(wire.flip(), new RecordingSink()));
+        assertEquals(WireError.DDP_BAD_QUEUE, r.error());
     }
 
     /** An FPDU with the given control bytes, queue and ULPDU length, zero elsewhere, CRC off. */

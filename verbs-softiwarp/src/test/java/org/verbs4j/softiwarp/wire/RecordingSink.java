@@ -34,6 +34,18 @@ final class RecordingSink implements FpduSink {
     }
 
     @Override
+    public void onAtomicRequest(int msn, int atomicOp, int requestId, int stag, long taggedOffset, long swapAdd,
+                                long swapAddMask, long compare, long compareMask) {
+        events.add("AR msn=" + msn + " op=" + atomicOp + " id=" + requestId + " stag=" + stag + " to=" + taggedOffset
+                + " swapAdd=" + swapAdd + "/" + swapAddMask + " compare=" + compare + "/" + compareMask);
+    }
+
+    @Override
+    public void onAtomicResponse(int msn, int requestId, long originalValue) {
+        events.add("AS msn=" + msn + " id=" + requestId + " value=" + originalValue);
+    }
+
+    @Override
     public void onTerminate(int layer, int errorType, int errorCode, ByteBuffer headerCopy) {
         events.add("TERM layer=" + layer + " etype=" + errorType + " code=" + errorCode + " copy="
                 + headerCopy.remaining());
