@@ -32,6 +32,7 @@ import org.verbs4j.api.ReceiveRequests;
 import org.verbs4j.api.SendFlags;
 import org.verbs4j.api.SendRequests;
 import org.verbs4j.api.WcOpcode;
+import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.softiwarp.SoftIwarp;
 
 /**
@@ -79,14 +80,14 @@ public class IwarpHotPathBenchmark {
         SendRequests send;
         SendRequests write;
         ReceiveRequests recv;
-        org.verbs4j.api.WorkCompletions wc;
+        WorkCompletions wc;
 
         @Setup(Level.Trial)
         public void open() {
             pair = ConnectedQueuePairs.open(device, new ConnectedQueuePairs.Shape(64, 16, RECV_DEPTH, 64, 4096));
             a = pair.a;
             b = pair.b;
-            wc = org.verbs4j.api.WorkCompletions.allocate(16);
+            wc = WorkCompletions.allocate(16);
             MemoryRegion ma = a.mr();
             MemoryRegion mb = b.mr();
             ma.putLong(0, 0x0123456789abcdefL);
