@@ -32,6 +32,7 @@ import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
+import org.verbs4j.softiwarp.SoftIwarp;
 
 /**
  * Two RC queue pairs on one device, in this process, connected to each other: {@link #a} and {@link #b},
@@ -52,7 +53,7 @@ import org.verbs4j.api.cm.ConnectionRequest;
  *
  * <p>The device's IP address (rdma_cm only) is {@code -Dverbs4j.cmAddress}, else the fabric lab's
  * ({@code FABRIC_LAB_SIW_IP} for {@code FABRIC_LAB_SIW_DEV}, {@code FABRIC_LAB_RXE_IP} for
- * {@code FABRIC_LAB_RXE_DEV}).
+ * {@code FABRIC_LAB_RXE_DEV}), else, for the software device {@code jsiw_lo}, 127.0.0.1.
  */
 final class ConnectedQueuePairs implements AutoCloseable {
     static final String CONNECT_PROPERTY = "verbs4j.connect";
@@ -301,6 +302,8 @@ final class ConnectedQueuePairs implements AutoCloseable {
                 ip = System.getenv("FABRIC_LAB_SIW_IP");
             } else if (device.equals(System.getenv("FABRIC_LAB_RXE_DEV"))) {
                 ip = System.getenv("FABRIC_LAB_RXE_IP");
+            } else if (device.equals(SoftIwarp.LOOPBACK_NAME)) {
+                ip = "127.0.0.1"; // the software device on the loopback interface: its one address
             }
         }
         if (ip == null || ip.isBlank()) {

@@ -5,9 +5,9 @@ import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +29,7 @@ final class ProgressEngine implements Runnable {
     private final ConcurrentLinkedQueue<QpDataPath> added = new ConcurrentLinkedQueue<>();
     /** The engine thread's own list. */
     private final List<QpDataPath> paths = new ArrayList<>();
+    private final Consumer<SelectionKey> onReady = ProgressEngine::ready;
     private volatile boolean stopped;
 
     ProgressEngine(String name) throws IOException {
@@ -76,14 +77,16 @@ final class ProgressEngine implements Runnable {
                     receive(p);
                 }
                 long now = System.nanoTime();
-                for (Iterator<QpDataPath> it = paths.iterator(); it.hasNext(); ) {
-                    QpDataPath p = it.next();
+                // by index, not an iterator, and select with an action, not the selected-key set: the set's
+                // HashMap node per ready key and both iterators were the steady state's only allocations
+                for (int i = paths.size() - 1; i >= 0; i--) {
+                    QpDataPath p = paths.get(i);
                     SelectionKey k = p.key;
                     if (p.ended() || k == null || !k.isValid()) {
                         if (k != null) {
                             k.cancel();
                         }
-                        it.remove();
+                        paths.remove(i);
                         continue;
                     }
                     int ops = SelectionKey.OP_READ | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
@@ -93,7 +96,7 @@ final class ProgressEngine implements Runnable {
                         }
                     } catch (CancelledKeyException e) {
                         // the connection closed on another thread since isValid(): the QP has ended
-                        it.remove();
+                        paths.remove(i);
                         continue;
                     }
                     if (p.stalledTooLong(now) && !p.closing && p.enterQp()) {
@@ -104,24 +107,7 @@ final class ProgressEngine implements Runnable {
                         }
                     }
                 }
-                selector.select(SELECT_MILLIS);
-                for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
-                    SelectionKey k = it.next();
-                    it.remove();
-                    QpDataPath p = (QpDataPath) k.attachment();
-                    int ready;
-                    try {
-                        ready = k.readyOps();
-                    } catch (CancelledKeyException e) {
-                        continue; // closed on another thread; the loop above drops it
-                    }
-                    if ((ready & SelectionKey.OP_WRITE) != 0) {
-                        send(p);
-                    }
-                    if ((ready & SelectionKey.OP_READ) != 0 && receive(p) == 0) {
-                        Thread.yield(); // an application thread is receiving: let it
-                    }
-                }
+                selector.select(onReady, SELECT_MILLIS);
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("the progress thread {} failed; QPs of its context progress only when polled", thread.getName(), e);
@@ -131,6 +117,23 @@ final class ProgressEngine implements Runnable {
             } catch (IOException e) {
                 LOG.debug("closing the selector: {}", e.toString());
             }
+        }
+    }
+
+    /** The selector's action for a ready key (the engine thread's, inside {@link Selector#select}). */
+    private static void ready(SelectionKey k) {
+        QpDataPath p = (QpDataPath) k.attachment();
+        int ready;
+        try {
+            ready = k.readyOps();
+        } catch (CancelledKeyException e) {
+            return; // closed on another thread; the loop drops it
+        }
+        if ((ready & SelectionKey.OP_WRITE) != 0) {
+            send(p);
+        }
+        if ((ready & SelectionKey.OP_READ) != 0 && receive(p) == 0) {
+            Thread.yield(); // an application thread is receiving: let it
         }
     }
 
