@@ -3,6 +3,7 @@ package org.verbs4j.examples;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -26,6 +27,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.Opcode;
+import org.verbs4j.api.QpAttrMask;
+import org.verbs4j.api.QpState;
 import org.verbs4j.api.QpType;
 import org.verbs4j.api.Rdma;
 import org.verbs4j.api.ReceiveRequests;
@@ -404,6 +407,109 @@ class SoftIwarpInteropIT {
                 siw.id.disconnect();
             } finally {
                 CmSide.closeAll(siw, soft, listener);
+            }
+        }
+    }
+
+    /** Polls {@code qp}'s state until it is ERR or {@code millis} passed; returns the last state seen. */
+    static QpState awaitError(CmSide side, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        QpState st;
+        while ((st = side.qp.query(QpAttrMask.STATE).state()) != QpState.ERR && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        return st;
+    }
+
+    /**
+     * Protection across the two implementations: a one-sided operation with a wrong remote key. {@code from} does
+     * {@code op} against {@code to}'s region with its rkey + 1 (no such STag): the target refuses it with a
+     * Terminate and no byte of its region changes; the Terminate ends the connection, so the source's operation (a
+     * READ) or its next signaled Send (after a WRITE) completes with an error, and the software side's QP (the
+     * one that sent the Terminate or received it) is in ERR. When the software side READs, the error is siw's
+     * refusal itself, as its Terminate spells it (see below). When siw WRITEs, siw's QP leaves RTS.
+     */
+    @ParameterizedTest(name = "{0} from the {1} side")
+    @CsvSource({"RDMA_READ, software", "RDMA_WRITE, software", "RDMA_READ, siw", "RDMA_WRITE, siw"})
+    void aWrongRemoteKeyIsTerminatedEachWay(Opcode op, String source) throws Exception {
+        jvmSoftDevice();
+        System.setProperty("verbs4j.softiwarp.crc", "true");
+        boolean softSource = source.equals("software");
+        InetAddress softIp = InetAddress.getByName(JVM_SOFT_IP);
+        InetAddress siwIp = InetAddress.getByName(siwIp());
+        // the source connects: its address binds the id, the target's listens
+        InetSocketAddress server = new InetSocketAddress(softSource ? siwIp : softIp, RpingLab.nextPort());
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+        ConnectionParameters params = ConnectionParameters.defaults().withResponderResources(1).withInitiatorDepth(1);
+        try (ConnectionManager cm = Rdma.connectionManager(); SendRequests s = SendRequests.allocate(1, 1)) {
+            CmId listener = CmSide.listen(cm, PortSpace.TCP, server);
+            CmSide from = null;
+            CmSide to = null;
+            try {
+                CmId id = cm.createId();
+                id.bind(new InetSocketAddress(softSource ? softIp : siwIp, 0));
+                id.resolveAddress(server, TIMEOUT);
+                id.resolveRoute(TIMEOUT);
+                from = new CmSide(id, QpType.RC, 16, 8192, access);
+                CmSide connector = from;
+                CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(
+                        () -> connector.id.connect(params, TIMEOUT));
+                ConnectionRequest req = listener.awaitRequest(TIMEOUT);
+                to = new CmSide(req.id(), QpType.RC, 16, 8192, access);
+                to.id.accept(params);
+                to.id.awaitEstablished(TIMEOUT);
+                connecting.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                byte[] target = pattern(4096, 7);
+                to.mr.putBytes(0, target);
+                byte[] own = pattern(4096, 8);
+                from.mr.putBytes(0, own);
+                String what = op + " with a wrong rkey from " + source + " to " + (softSource ? "siw" : "software");
+
+                s.at(0).wrId(0x71).opcode(op).flags(SendFlags.SIGNALED).sge(from.mr.address(), 4096, from.mr.lkey())
+                        .rdma(to.mr.address(), to.mr.rkey() + 1);
+                from.qp.postSend(s);
+                Wc w = QpPair.takeOne(from.cq);
+                if (op == Opcode.RDMA_WRITE && w.status() == WcStatus.SUCCESS) {
+                    // a WRITE completes when sent: the next signaled message meets the Terminate's end
+                    s.at(0).wrId(0x72).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
+                            .sge(from.mr.address(), 16, from.mr.lkey());
+                    Thread.sleep(500);
+                    try {
+                        from.qp.postSend(s);
+                    } catch (RuntimeException e) {
+                        w = null; // the QP is already in ERR: posting is refused (the software side says so)
+                    }
+                    if (w != null) {
+                        List<Wc> got = QpPair.drain(from.cq, 10_000);
+                        QpState st = from.qp.query(QpAttrMask.STATE).state();
+                        if (got.isEmpty() && !softSource) {
+                            // Linux siw, told by a Terminate and then a close: its QP goes to IDLE (reported as
+                            // RESET) and the Send posted meanwhile never completes (pinned; siw drops it)
+                            assertNotEquals(QpState.RTS, st, what + ": siw's QP stayed in RTS");
+                            w = null;
+                        } else {
+                            assertFalse(got.isEmpty(), what + ": no completion for the Send after it in 10 s; "
+                                    + source + "'s QP is " + st);
+                            w = got.get(0);
+                        }
+                    }
+                }
+                assertTrue(w == null || w.status() != WcStatus.SUCCESS, what + ": the source saw no error: " + w);
+                if (softSource && op == Opcode.RDMA_READ) {
+                    // siw refuses the Read with RDMAP / remote protection / invalid STag, but its Terminate control
+                    // word is a little-endian bitfield: the layer and type nibbles come swapped (0x10, RFC 5040
+                    // order 0x01), which reads as DDP / local catastrophic: a remote operation error (pinned)
+                    assertEquals(WcStatus.REM_OP_ERR, w.status(), what + ": " + w);
+                }
+                CmSide soft = softSource ? from : to;
+                assertEquals(QpState.ERR, awaitError(soft, 10_000), what + ": the software side's QP");
+                assertArrayEquals(target, to.mr.getBytes(0, 4096), what + ": the target's region changed");
+                if (op == Opcode.RDMA_READ) {
+                    assertArrayEquals(own, from.mr.getBytes(0, 4096), what + ": the source's buffer changed");
+                }
+                System.out.printf("%s: source %s, software QP ERR%n", what, w);
+            } finally {
+                CmSide.closeAll(from, to, listener);
             }
         }
     }
