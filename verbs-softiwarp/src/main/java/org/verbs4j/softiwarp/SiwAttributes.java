@@ -53,6 +53,30 @@ final class SiwAttributes {
                 MAX_SRQ, MAX_SRQ_WR, MAX_SGE, 0, 0, 1);
     }
 
+    /**
+     * The TCP maximum segment size a connection of {@code d} from {@code local} has, as siw's {@code tcp_seglen}
+     * takes it from the socket: the interface's MTU less the IP and TCP headers and TCP's timestamp option (1448
+     * on Ethernet, 65,484 on {@code lo}); FPDUs are cut to fill it. Java cannot read TCP_MAXSEG, so it is worked
+     * out from the MTU; 1448 when the interface cannot be read.
+     *
+     * @param d     the device, bound to its net device
+     * @param local the connection's local address
+     * @return the MSS, at most 65,535
+     */
+    static int sendMss(SoftIwarpDevice d, java.net.InetAddress local) {
+        int mtu = 1500;
+        try {
+            NetworkInterface ni = NetworkInterface.getByName(d.netdev());
+            if (ni != null && ni.getMTU() > 0) {
+                mtu = ni.getMTU();
+            }
+        } catch (SocketException e) {
+            // the default
+        }
+        int headers = (local instanceof java.net.Inet6Address ? 40 : 20) + 20 + 12;
+        return Math.max(536, Math.min(0xFFFF, mtu - headers));
+    }
+
     static PortAttributes port(SoftIwarpDevice d) {
         boolean up = false;
         int mtu = 1500;

@@ -358,7 +358,10 @@ final class SoftCmId extends AbstractResource implements CmId {
             try {
                 tcpConnect(ch, deadline, timeout);
                 long left = Math.max(1, Math.min(SoftConnectionManager.INITIATOR_MPA_TIMEOUT_MS, (deadline - System.nanoTime()) / 1_000_000));
-                MpaSettings s = mgr.settings().withTimeoutMillis(left).withIrdOrd(
+                MpaSettings s = mgr.settings().withTimeoutMillis(left)
+                        .withSendMss(SiwAttributes.sendMss(context.softDevice(), ((InetSocketAddress) ch.getLocalAddress())
+                                .getAddress()))
+                        .withIrdOrd(
                         Math.min(parameters.responderResources(), SiwAttributes.MAX_IRD),
                         Math.min(parameters.initiatorDepth(), SiwAttributes.MAX_ORD));
                 c = MpaConnection.connect(ch, s, data);

@@ -52,6 +52,19 @@ class SoftIwarpDeviceTest {
         }
     }
 
+    /** FPDUs are cut to the interface's MSS, as siw cuts them to the socket's: 65,484 on a 65,536-byte lo. */
+    @Test
+    void theSendMssFollowsTheInterfaceMtu() throws Exception {
+        SoftIwarpDevice d = (SoftIwarpDevice) loopback();
+        int mtu = NetworkInterface.getByName(d.netdev()).getMTU();
+        assumeTrue(mtu > 600, "lo's MTU " + mtu);
+        assertEquals(Math.min(0xFFFF, mtu - 52), SiwAttributes.sendMss(d, java.net.InetAddress.getLoopbackAddress()));
+        assertEquals(Math.min(0xFFFF, mtu - 72), SiwAttributes.sendMss(d, java.net.InetAddress.getByName("::1")));
+        if (mtu == 65536) {
+            assertEquals(65484, SiwAttributes.sendMss(d, java.net.InetAddress.getLoopbackAddress()));
+        }
+    }
+
     /** As the libibverbs backend's: a thread verbs4j-async-DEVICE from the first listener until close. */
     @Test
     void theAsyncEventThreadRunsFromTheListenerUntilClose() throws InterruptedException {
