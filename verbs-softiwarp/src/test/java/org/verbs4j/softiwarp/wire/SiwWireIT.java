@@ -25,6 +25,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * no CRC itself; CRC is turned on from our side (C=1 in our Request or Reply), which siw follows.
  */
 class SiwWireIT {
+    /** How long the Java initiator waits for siw's MPA Reply (siw's own initiator waits 10 s). */
+    static final long REPLY_MILLIS = 30_000;
+
     private static String ip;
 
     @BeforeAll
@@ -121,8 +124,10 @@ class SiwWireIT {
                     Thread.sleep(50);
                 }
             }
+            // siw replies when rping has accepted, after it made its verbs objects: in the emulated guest, with the
+            // other lab VM busy, once more than 10 s after the TCP connect (rping had printed nothing yet)
             MpaSettings settings = MpaSettings.siwDefaults().withCrcRequired(crc).withIrdOrd(1, 1)
-                    .withTimeoutMillis(10_000);
+                    .withTimeoutMillis(REPLY_MILLIS);
             try (MpaConnection c = MpaConnection.connect(ch, settings, new byte[0])) {
                 System.out.printf("siw MPA Reply: C=%b, IRD %d, ORD %d, %d bytes of ULP data%n", c.crcEnabled(),
                         c.ird(), c.ord(), c.peerPrivateData().length);
@@ -171,7 +176,7 @@ class SiwWireIT {
                 }
             }
             try (MpaConnection c = MpaConnection.connect(ch, MpaSettings.siwDefaults().withIrdOrd(1, 1)
-                    .withTimeoutMillis(10_000), new byte[0])) {
+                    .withTimeoutMillis(REPLY_MILLIS), new byte[0])) {
                 // RFC 7306 Immediate Data (opcode 8), which siw 6.1 does not have: written past the connection
                 ByteBuffer frame = ByteBuffer.allocate(64);
                 DdpSegmenter s = new DdpSegmenter(false, 1024);
