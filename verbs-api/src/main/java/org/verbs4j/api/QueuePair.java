@@ -53,6 +53,16 @@ public interface QueuePair extends AutoCloseable {
     }
 
     /**
+     * {@return whether this queue pair can post {@link Opcode#SEND_WITH_IMM} and {@link Opcode#RDMA_WRITE_WITH_IMM}
+     * to its peer} True on InfiniBand and RoCE. False on iWARP, whose RDMAP (RFC 5040) carries no immediate data,
+     * with one exception: a connected queue pair of the software iWARP device whose peer negotiated the RFC 7306
+     * extensions in the MPA exchange (both peers verbs4j). Before that device's queue pair is connected, false.
+     */
+    default boolean supportsImmediateData() {
+        return protectionDomain().context().device().transportType() != TransportType.IWARP;
+    }
+
+    /**
      * {@code ibv_post_send} of {@code wrs.count()} chained requests. On failure throws {@link PostException},
      * which says which request failed; the ones before it were posted.
      *

@@ -52,7 +52,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final Credits credits;
     private final EndpointQueuePair queuePair;
     private final int inlineLimit;
-    private final boolean immediateData;
+    /** Asked of the QP once connected (a software iWARP QP knows it only then); before, false. */
+    private boolean immediateData;
     private final SendRequests sendWr;
     private final ReceiveRequests recvWr;
 
@@ -73,7 +74,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.rdmaMr = r.rdmaMr;
         this.rdmaView = r.rdmaBuffer;
         this.inlineLimit = qp.capabilities().maxInlineData();
-        this.immediateData = r.fabric.supportsImmediateData();
         this.sendWr = r.own(SendRequests.allocate(1, 1));
         this.recvWr = r.own(ReceiveRequests.allocate(1, 1));
         this.sendQueue = new SendQueue(r);
@@ -111,7 +111,9 @@ public final class RdmaEndpoint implements AutoCloseable {
         credits.target(peer);
     }
 
+    /** The last step of every way to connect, once the QP is connected. */
     void creditHandshake(boolean active) {
+        immediateData = qp.supportsImmediateData();
         credits.handshake(active);
     }
 
@@ -146,7 +148,8 @@ public final class RdmaEndpoint implements AutoCloseable {
      * @param slot      the send slot, 0..{@code sendDepth-1}
      * @param length    the message's bytes at the start of the slot, 0..{@code messageSize}
      * @param immediate the 32 bits the receiver gets
-     * @throws UnsupportedOperationException on a fabric without immediate data (iWARP), before anything is posted
+     * @throws UnsupportedOperationException where the connection has no immediate data ({@link #supportsImmediateData}:
+     *         iWARP but between two verbs4j peers on the software device), before anything is posted
      */
     public void sendWithImmediate(int slot, int length, int immediate) {
         postMessage(Opcode.SEND_WITH_IMM, slot, length, immediate, true);
@@ -211,7 +214,8 @@ public final class RdmaEndpoint implements AutoCloseable {
      * @param remoteOffset the offset in the peer's region
      * @param immediate    the 32 bits the peer's receive completion carries
      * @param wrId         the id of its completion; not {@link #INTERNAL_WR_ID}
-     * @throws UnsupportedOperationException on a fabric without immediate data (iWARP), before anything is posted
+     * @throws UnsupportedOperationException where the connection has no immediate data ({@link #supportsImmediateData}:
+     *         iWARP but between two verbs4j peers on the software device), before anything is posted
      */
     public void writeWithImmediate(long localOffset, int length, long remoteOffset, int immediate, long wrId) {
         rdma(Opcode.RDMA_WRITE_WITH_IMM, localOffset, length, remoteOffset, immediate, wrId);
@@ -388,7 +392,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     private void checkImmediateData(String what) {
         if (!immediateData) {
             throw new UnsupportedOperationException(description + ": " + what + " needs immediate data, which "
-                    + resources.fabric.name() + " does not have (RDMAP carries none): send the 32 bits in the "
+                    + resources.fabric.name() + " does not have here (iWARP's RDMAP carries none; only two verbs4j "
+                    + "peers on the software iWARP device add it, by RFC 7306): send the 32 bits in the "
                     + "message itself (send), or follow a write with a send that announces it");
         }
     }
@@ -447,7 +452,11 @@ public final class RdmaEndpoint implements AutoCloseable {
         return resources.fabric.name();
     }
 
-    /** {@return true when {@link #sendWithImmediate} and {@link #writeWithImmediate} work here (not on iWARP)} */
+    /**
+     * {@return true when {@link #sendWithImmediate} and {@link #writeWithImmediate} work on this connection}: on
+     * InfiniBand and RoCE; on iWARP only between two verbs4j peers on the software iWARP device, which negotiate
+     * RFC 7306 ({@link org.verbs4j.api.QueuePair#supportsImmediateData})
+     */
     public boolean supportsImmediateData() {
         return immediateData;
     }

@@ -25,7 +25,9 @@
  * <h2>Immediate data</h2>
  * {@link RdmaEndpoint#sendWithImmediate} and {@link RdmaEndpoint#writeWithImmediate} carry 32 bits besides the
  * data, read with {@link org.verbs4j.api.WorkCompletions#immData}; a write with immediate takes one of the peer's
- * receives (and a credit). iWARP has none: there both throw {@link UnsupportedOperationException} before posting.
+ * receives (and a credit). iWARP has none, but between two verbs4j peers on the software iWARP device (they negotiate
+ * RFC 7306): elsewhere on iWARP both throw {@link UnsupportedOperationException} before posting
+ * ({@link RdmaEndpoint#supportsImmediateData}).
  *
  * <h2>Send credits</h2>
  * With {@link EndpointOptions#credits} (the default) each side RDMA-writes its running count of posted receives

@@ -517,73 +517,83 @@ class EndpointIT {
     }
 
     /**
-     * Immediate data on RoCE: a send with immediate arrives with its 32 bits and its bytes; an RDMA WRITE with
-     * immediate puts its bytes in the peer's region and completes one of the peer's receives with the 32 bits
-     * (opcode RECV_RDMA_WITH_IMM, an empty message), taking a credit like a send.
+     * Immediate data where the connection has it: on RoCE, and on iWARP between two verbs4j peers on the software
+     * device (they negotiate RFC 7306), but not on the kernel's iWARP (siw). Where it has it, a send with immediate
+     * arrives with its 32 bits and its bytes, and an RDMA WRITE with immediate puts its bytes in the peer's region
+     * and completes one of the peer's receives with the 32 bits (opcode RECV_RDMA_WITH_IMM, an empty message),
+     * taking a credit like a send. Where it has not, both calls are refused before posting, naming the fabric and
+     * what to use instead, and the connection stays intact.
      */
-    @Test
-    void immediateDataArrivesWithTheMessageAndTheWriteOnRoce() throws Exception {
+    @ParameterizedTest
+    @MethodSource("fabrics")
+    void immediateDataWhereTheConnectionHasIt(String fabric) throws Exception {
         EndpointOptions o = EndpointOptions.defaults().messageSize(256).receiveDepth(4).rdmaRegionSize(8192).timeout(T);
-        try (Pair p = Pair.connect("rxe", o); WorkCompletions wc = WorkCompletions.allocate(1)) {
-            assertTrue(p.client().supportsImmediateData());
-            fill(p.client().sendSlot(1), 0, 200, 3);
-            p.client().sendWithImmediate(1, 200, 0xCAFEBABE);
-            assertEquals(1, awaitSend(p.client(), wc));
-            assertEquals(WcOpcode.SEND, wc.opcode(0));
-            int slot = awaitReceive(p.server(), wc);
-            assertEquals(WcOpcode.RECV, wc.opcode(0));
-            assertTrue(wc.hasImmData(0), wc.toString(0));
-            assertEquals(0xCAFEBABE, wc.immData(0));
-            ByteBuffer m = p.server().message(wc, 0);
-            assertEquals(200, m.remaining());
-            check(m, 0, 200, 3, "the message of the send with immediate");
-            p.server().repostReceive(slot);
-
-            fill(p.client().rdmaRegion(), 100, 3000, 8);
-            long creditsBefore = p.client().sendCredits();
-            p.client().writeWithImmediate(100, 3000, 5000, 0x12345678, 77);
-            assertEquals(creditsBefore - 1, p.client().sendCredits(), "a write with immediate takes a credit");
-            assertEquals(77, awaitSend(p.client(), wc));
-            assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
-            slot = awaitReceive(p.server(), wc);
-            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, wc.opcode(0));
-            assertEquals(0x12345678, wc.immData(0));
-            assertEquals(0, p.server().message(wc, 0).remaining(), "the data went to the region, not the slot");
-            check(p.server().rdmaRegion(), 5000, 3000, 8, "what the write with immediate wrote");
-            p.server().repostReceive(slot);
-
-            assertTrue(p.client().trySendWithImmediate(0, 0, -1));
-            awaitSend(p.client(), wc);
-            awaitReceive(p.server(), wc);
-            assertEquals(-1, wc.immData(0));
-            assertEquals(0, p.server().message(wc, 0).remaining());
+        try (Pair p = Pair.connect(fabric, o); WorkCompletions wc = WorkCompletions.allocate(1)) {
+            boolean expected = fabric.equals("rxe") || p.client().device().backendName().equals("softiwarp");
+            assertEquals(expected, p.client().supportsImmediateData(), p.client().device().toString());
+            assertEquals(expected, p.server().supportsImmediateData(), "the accepting side agrees");
+            if (expected) {
+                immediateDataArrives(p, wc);
+            } else {
+                immediateDataIsRefusedUpFront(p, wc);
+            }
         }
     }
 
-    /** iWARP has no immediate data: both calls are refused before posting, naming the fabric and what to use. */
-    @Test
-    void immediateDataIsRefusedUpFrontOnIwarp() throws Exception {
-        EndpointOptions o = EndpointOptions.defaults().messageSize(64).rdmaRegionSize(4096).timeout(T);
-        try (Pair p = Pair.connect("siw", o); WorkCompletions wc = WorkCompletions.allocate(1)) {
-            assertFalse(p.client().supportsImmediateData());
-            long credits = p.client().sendCredits();
-            UnsupportedOperationException s = assertThrows(UnsupportedOperationException.class,
-                    () -> p.client().sendWithImmediate(0, 8, 1));
-            assertTrue(s.getMessage().contains("iwarp") && s.getMessage().contains("send the 32 bits in the message"),
-                    s.getMessage());
-            UnsupportedOperationException w = assertThrows(UnsupportedOperationException.class,
-                    () -> p.client().writeWithImmediate(0, 8, 0, 1, 9));
-            assertTrue(w.getMessage().contains("writeWithImmediate") && w.getMessage().contains("iwarp"), w.getMessage());
-            assertThrows(UnsupportedOperationException.class, () -> p.client().trySendWithImmediate(0, 8, 1));
-            assertEquals(0, p.client().inFlight(), "nothing was posted");
-            assertEquals(credits, p.client().sendCredits(), "no credit was taken");
-            // the connection is intact: a plain send still arrives
-            p.client().sendSlot(0).putLong(0, 0x5151);
-            p.client().send(0, 8);
-            awaitSend(p.client(), wc);
-            awaitReceive(p.server(), wc);
-            assertEquals(0x5151, p.server().message(wc, 0).getLong(0));
-        }
+    private static void immediateDataArrives(Pair p, WorkCompletions wc) {
+        assertTrue(p.client().supportsImmediateData());
+        fill(p.client().sendSlot(1), 0, 200, 3);
+        p.client().sendWithImmediate(1, 200, 0xCAFEBABE);
+        assertEquals(1, awaitSend(p.client(), wc));
+        assertEquals(WcOpcode.SEND, wc.opcode(0));
+        int slot = awaitReceive(p.server(), wc);
+        assertEquals(WcOpcode.RECV, wc.opcode(0));
+        assertTrue(wc.hasImmData(0), wc.toString(0));
+        assertEquals(0xCAFEBABE, wc.immData(0));
+        ByteBuffer m = p.server().message(wc, 0);
+        assertEquals(200, m.remaining());
+        check(m, 0, 200, 3, "the message of the send with immediate");
+        p.server().repostReceive(slot);
+
+        fill(p.client().rdmaRegion(), 100, 3000, 8);
+        long creditsBefore = p.client().sendCredits();
+        p.client().writeWithImmediate(100, 3000, 5000, 0x12345678, 77);
+        assertEquals(creditsBefore - 1, p.client().sendCredits(), "a write with immediate takes a credit");
+        assertEquals(77, awaitSend(p.client(), wc));
+        assertEquals(WcOpcode.RDMA_WRITE, wc.opcode(0));
+        slot = awaitReceive(p.server(), wc);
+        assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, wc.opcode(0));
+        assertEquals(0x12345678, wc.immData(0));
+        assertEquals(0, p.server().message(wc, 0).remaining(), "the data went to the region, not the slot");
+        check(p.server().rdmaRegion(), 5000, 3000, 8, "what the write with immediate wrote");
+        p.server().repostReceive(slot);
+
+        assertTrue(p.client().trySendWithImmediate(0, 0, -1));
+        awaitSend(p.client(), wc);
+        awaitReceive(p.server(), wc);
+        assertEquals(-1, wc.immData(0));
+        assertEquals(0, p.server().message(wc, 0).remaining());
+    }
+
+    private static void immediateDataIsRefusedUpFront(Pair p, WorkCompletions wc) {
+        assertFalse(p.client().supportsImmediateData());
+        long credits = p.client().sendCredits();
+        UnsupportedOperationException s = assertThrows(UnsupportedOperationException.class,
+                () -> p.client().sendWithImmediate(0, 8, 1));
+        assertTrue(s.getMessage().contains("iwarp") && s.getMessage().contains("send the 32 bits in the message"),
+                s.getMessage());
+        UnsupportedOperationException w = assertThrows(UnsupportedOperationException.class,
+                () -> p.client().writeWithImmediate(0, 8, 0, 1, 9));
+        assertTrue(w.getMessage().contains("writeWithImmediate") && w.getMessage().contains("iwarp"), w.getMessage());
+        assertThrows(UnsupportedOperationException.class, () -> p.client().trySendWithImmediate(0, 8, 1));
+        assertEquals(0, p.client().inFlight(), "nothing was posted");
+        assertEquals(credits, p.client().sendCredits(), "no credit was taken");
+        // the connection is intact: a plain send still arrives
+        p.client().sendSlot(0).putLong(0, 0x5151);
+        p.client().send(0, 8);
+        awaitSend(p.client(), wc);
+        awaitReceive(p.server(), wc);
+        assertEquals(0x5151, p.server().message(wc, 0).getLong(0));
     }
 
     /**

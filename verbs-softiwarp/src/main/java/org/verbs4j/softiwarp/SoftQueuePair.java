@@ -149,6 +149,13 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
         return pd.softContext();
     }
 
+    /** {@return true once connected to a peer that negotiated RFC 7306 (a verbs4j peer), false with Linux siw} */
+    @Override
+    public boolean supportsImmediateData() {
+        QpDataPath path = dataPath;
+        return path != null && path.rfc7306();
+    }
+
     @Override
     public void postSend(SendRequests wrs) {
         enter();

@@ -90,6 +90,7 @@ class QueuePairTest {
     void aNewQpIsAnRcQpInResetWithTheCapabilitiesAsked() {
         qp(16);
         assertEquals(QpState.RESET, qp.state());
+        assertFalse(qp.supportsImmediateData(), "no immediate data before a peer negotiated RFC 7306");
         assertEquals(QpType.RC, qp.type());
         assertEquals(16, qp.capabilities().maxSendWr());
         assertEquals(64, qp.capabilities().maxInlineData());

@@ -80,6 +80,9 @@ class Rfc7306Test {
         ConnectedPair off = pair(DataPathTest.SETTINGS);
         assertFalse(off.a.qp.dataPath().rfc7306());
         assertFalse(off.b.qp.dataPath().rfc7306());
+        // what the API tells applications (and RdmaEndpoint.supportsImmediateData) follows the negotiation
+        assertTrue(p.a.qp.supportsImmediateData() && p.b.qp.supportsImmediateData());
+        assertFalse(off.a.qp.supportsImmediateData() || off.b.qp.supportsImmediateData());
     }
 
     @Test
