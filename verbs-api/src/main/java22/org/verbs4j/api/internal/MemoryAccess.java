@@ -31,6 +31,8 @@ final class MemoryAccess {
     // volatile access needs the aligned layouts' handles (coordinates: segment, offset)
     private static final VarHandle LONG_VOLATILE = JAVA_LONG.varHandle();
     private static final VarHandle BYTE_VOLATILE = JAVA_BYTE.varHandle();
+    /** Up to this many bytes {@link #fill} stores words itself. */
+    private static final long SMALL_FILL = 1024;
     private static final MethodHandle MALLOC;
     private static final MethodHandle FREE;
     private static final MethodHandle GETPAGESIZE;
@@ -130,7 +132,20 @@ final class MemoryAccess {
     }
 
     static void fill(long address, long size, byte value) {
-        ALL.asSlice(address, size).fill(value);
+        if (size > SMALL_FILL) {
+            ALL.asSlice(address, size).fill(value);
+            return;
+        }
+        // a work request or SGE list cleared while it is filled: plain stores, no slice object on the data path
+        long pattern = (value & 0xFFL) * 0x0101010101010101L;
+        long end = address + size;
+        long a = address;
+        for (; a + 8 <= end; a += 8) {
+            ALL.set(LONG, a, pattern);
+        }
+        for (; a < end; a++) {
+            ALL.set(JAVA_BYTE, a, value);
+        }
     }
 
     static void copy(long from, long to, long size) {

@@ -75,6 +75,20 @@ class RawMemoryTest {
             RawMemory.fill(c, 20, (byte) 0x5A);
             assertEquals(0x5A, RawMemory.getByte(c + 19));
             assertEquals(src[30], RawMemory.getByte(c + 20), "fill stops at its size");
+            RawMemory.fill(c + 1, 13, (byte) 0xA5); // words and a tail, unaligned
+            assertEquals(0x5A, RawMemory.getByte(c));
+            for (int i = 1; i < 14; i++) {
+                assertEquals((byte) 0xA5, RawMemory.getByte(c + i), "byte " + i);
+            }
+            assertEquals(0x5A, RawMemory.getByte(c + 14));
+            long big = RawMemory.allocate(5000);
+            try {
+                RawMemory.fill(big, 5000, (byte) 3);
+                assertEquals(3, RawMemory.getByte(big + 4999));
+                assertEquals(0x0303030303030303L, RawMemory.getLong(big + 2000));
+            } finally {
+                RawMemory.free(big);
+            }
             RawMemory.zero(c, 100);
             assertEquals(0, RawMemory.getLong(c + 8));
             assertThrows(IndexOutOfBoundsException.class, () -> RawMemory.copyToArray(a, new byte[4], 2, 3));
