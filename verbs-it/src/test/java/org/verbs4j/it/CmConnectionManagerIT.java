@@ -395,8 +395,12 @@ class CmConnectionManagerIT {
             }
             Side c2 = client(cm, addr);
             try {
+                // a thread each for the waiting connect and the close: on JDK 25 with one CPU (the lab VM)
+                // CompletableFuture's async tasks share the common pool's single worker, and the close would
+                // queue behind the blocked connect
+                java.util.concurrent.Executor ownThread = r -> new Thread(r, "connect-or-close").start();
                 CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(
-                        () -> c2.id.connect(ConnectionParameters.defaults(), Duration.ofMinutes(5)));
+                        () -> c2.id.connect(ConnectionParameters.defaults(), Duration.ofMinutes(5)), ownThread);
                 listener.awaitRequest(T); // the request is there: connect() is now waiting for ESTABLISHED
                 CompletableFuture<Long> ended = waiting.handle((r, x) -> System.nanoTime());
                 long t0 = System.nanoTime();
@@ -405,7 +409,7 @@ class CmConnectionManagerIT {
                 CompletableFuture<Long> closed = CompletableFuture.supplyAsync(() -> {
                     c2.id.close();
                     return System.nanoTime();
-                });
+                }, ownThread);
                 ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
                 assertTrue(e.getCause() instanceof CmException, String.valueOf(e.getCause()));
                 assertTrue(e.getCause().getMessage().contains("the CmId was closed"), e.getCause().getMessage());

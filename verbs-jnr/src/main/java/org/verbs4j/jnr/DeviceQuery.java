@@ -62,15 +62,14 @@ final class DeviceQuery {
      * with no exported symbol), or null when the provider has none ({@code fn} 0, EOPNOTSUPP or ENOSYS):
      * then, as libibverbs' inline does, the caller falls back to {@code ibv_query_device}.
      */
-    static DeviceAttributesEx extended(String device, long ctx, long fn) {
-        if (fn == 0) {
+    static DeviceAttributesEx extended(String device, long ctx, NativeCalls.Target fn) {
+        if (fn.isNull()) {
             return null;
         }
         long a = RawMemory.allocate(Layout.DEVICE_ATTR_EX_SIZE);
         try {
             RawMemory.zero(a, Layout.DEVICE_ATTR_EX_SIZE);
-            int rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_DEVICE_EX, fn, ctx, 0L, a,
-                    Layout.DEVICE_ATTR_EX_SIZE);
+            int rc = NativeCalls.queryDeviceEx(fn, ctx, 0L, a, Layout.DEVICE_ATTR_EX_SIZE);
             if (rc == Errno.EOPNOTSUPP || rc == Errno.ENOSYS) {
                 return null;
             }

@@ -17,8 +17,8 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
     private final JnrDeviceContext context;
     private final JnrCompletionChannel channel;
     private final long cq;
-    private final long pollFn;
-    private final long notifyFn;
+    private final NativeCalls.Target pollFn;
+    private final NativeCalls.Target notifyFn;
     private volatile int capacity;
 
     JnrCompletionQueue(JnrDeviceContext context, JnrCompletionChannel channel, long cq) {
@@ -28,8 +28,8 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
         this.channel = channel;
         this.cq = cq;
         long ops = RawMemory.getAddress(cq + Layout.CQ_CONTEXT) + Layout.CONTEXT_OPS;
-        this.pollFn = RawMemory.getAddress(ops + Layout.OPS_POLL_CQ);
-        this.notifyFn = RawMemory.getAddress(ops + Layout.OPS_REQ_NOTIFY_CQ);
+        this.pollFn = NativeCalls.target(RawMemory.getAddress(ops + Layout.OPS_POLL_CQ));
+        this.notifyFn = NativeCalls.target(RawMemory.getAddress(ops + Layout.OPS_REQ_NOTIFY_CQ));
         this.capacity = RawMemory.getInt(cq + Layout.CQ_CQE);
         describeForLeakReport(context.device().name() + " cq 0x" + Long.toHexString(cq) + " (" + capacity + " entries)");
         context.register(cq, this);
@@ -94,7 +94,7 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
         try {
             long out = wc.enter();
             try {
-                int n = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_INT_PTR, pollFn, cq, max, out);
+                int n = NativeCalls.pollCq(pollFn, cq, max, out);
                 if (n < 0) {
                     throw pollFailure(n);
                 }
@@ -117,7 +117,7 @@ final class JnrCompletionQueue extends AbstractResource implements CompletionQue
     public void requestNotify(boolean solicitedOnly) {
         enter();
         try {
-            int rc = (int) NativeCalls.INVOKER.invokeL2NoErrno(NativeCalls.INT_PTR_INT, notifyFn, cq, solicitedOnly ? 1 : 0);
+            int rc = NativeCalls.reqNotifyCq(notifyFn, cq, solicitedOnly ? 1 : 0);
             if (rc != 0) {
                 throw new VerbsException("ibv_req_notify_cq", rc, toString());
             }

@@ -43,9 +43,9 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     /** Delivers the async events while a listener is set. */
     private PollThread asyncThread;
     /** {@code verbs_context->query_port}, or 0 when the context is not extended (then the 48-byte compat call). */
-    private final long queryPortFn;
+    private final NativeCalls.Target queryPortFn;
     /** {@code verbs_context->query_device_ex}, or 0 (then the attributes of {@code ibv_query_device}). */
-    private final long queryDeviceExFn;
+    private final NativeCalls.Target queryDeviceExFn;
 
     JnrDeviceContext(RdmaDevice device, long ctx) {
         this(device, ctx, true);
@@ -56,8 +56,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
         this.device = device;
         this.ctx = ctx;
         this.owned = owned;
-        this.queryPortFn = extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_PORT);
-        this.queryDeviceExFn = extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_DEVICE_EX);
+        this.queryPortFn = NativeCalls.target(extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_PORT));
+        this.queryDeviceExFn = NativeCalls.target(extendedOp(ctx, Layout.VERBS_CONTEXT_QUERY_DEVICE_EX));
         describeForLeakReport(device.name() + " context 0x" + Long.toHexString(ctx));
     }
 
@@ -301,9 +301,8 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
             long a = RawMemory.allocate(Layout.PORT_ATTR_SIZE);
             try {
                 int rc;
-                if (queryPortFn != 0) {
-                    rc = (int) NativeCalls.INVOKER.invokeL4NoErrno(NativeCalls.QUERY_PORT, queryPortFn, ctx, port, a,
-                            Layout.PORT_ATTR_SIZE);
+                if (!queryPortFn.isNull()) {
+                    rc = NativeCalls.queryPort(queryPortFn, ctx, port, a, Layout.PORT_ATTR_SIZE);
                 } else {
                     rc = (int) JnrBackend.lib().queryPortCompat.call(ctx, port, a);
                 }
@@ -333,7 +332,7 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
                         RawMemory.getUByte(a + Layout.PA_PHYS_STATE),
                         LinkLayer.of(RawMemory.getUByte(a + Layout.PA_LINK_LAYER)),
                         RawMemory.getUByte(a + Layout.PA_FLAGS),
-                        queryPortFn != 0 ? RawMemory.getUShort(a + Layout.PA_PORT_CAP_FLAGS2) : 0);
+                        !queryPortFn.isNull() ? RawMemory.getUShort(a + Layout.PA_PORT_CAP_FLAGS2) : 0);
             } finally {
                 RawMemory.free(a);
             }

@@ -38,8 +38,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
     /** The rdma_cm id this QP was made on (which destroys it), or null. */
     private final JnrCmId cmId;
     private final QpCapabilities capabilities;
-    private final long postSendFn;
-    private final long postRecvFn;
+    private final NativeCalls.Target postSendFn;
+    private final NativeCalls.Target postRecvFn;
     /**
      * Native out-slots for the failing request of a post: {@code struct ibv_send_wr *} at +0 and
      * {@code struct ibv_recv_wr *} at +8, so that a sender and a receiver thread never share one.
@@ -71,8 +71,8 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
         this.srq = srq;
         this.capabilities = capabilities;
         long ops = RawMemory.getAddress(qp + Layout.QP_CONTEXT) + Layout.CONTEXT_OPS;
-        this.postSendFn = RawMemory.getAddress(ops + Layout.OPS_POST_SEND);
-        this.postRecvFn = RawMemory.getAddress(ops + Layout.OPS_POST_RECV);
+        this.postSendFn = NativeCalls.target(RawMemory.getAddress(ops + Layout.OPS_POST_SEND));
+        this.postRecvFn = NativeCalls.target(RawMemory.getAddress(ops + Layout.OPS_POST_RECV));
         this.badWr = RawMemory.allocate(16);
         describeForLeakReport(pd.jnrContext().device().name() + " " + type + " qp 0x" + Integer.toHexString(qpNumber));
         pd.jnrContext().register(qp, this);
@@ -412,7 +412,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
                 }
                 // cleared first: a provider that fails without setting bad_wr must not leave a stale index
                 RawMemory.putAddress(badWr, 0L);
-                int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postSendFn, qp, list, badWr);
+                int rc = NativeCalls.post(postSendFn, qp, list, badWr);
                 if (rc != 0) {
                     throw postFailure("ibv_post_send", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badWr)), wrs.count());
                 }
@@ -443,7 +443,7 @@ final class JnrQueuePair extends AbstractResource implements QueuePair {
                 }
                 long badRecv = badWr + 8;
                 RawMemory.putAddress(badRecv, 0L);
-                int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postRecvFn, qp, list, badRecv);
+                int rc = NativeCalls.post(postRecvFn, qp, list, badRecv);
                 if (rc != 0) {
                     throw postFailure("ibv_post_recv", rc, errnoOf(rc), wrs.indexOf(RawMemory.getAddress(badRecv)), wrs.count());
                 }

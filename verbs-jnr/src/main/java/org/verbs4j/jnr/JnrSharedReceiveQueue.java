@@ -15,7 +15,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
 
     private final JnrProtectionDomain pd;
     private final long srq;
-    private final long postFn;
+    private final NativeCalls.Target postFn;
     private final long badWr;
     /** The depth and entries per request the device gave (ibv_create_srq writes them back). */
     private final int maxWr;
@@ -28,7 +28,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         long ops = RawMemory.getAddress(srq + Layout.SRQ_CONTEXT) + Layout.CONTEXT_OPS;
-        this.postFn = RawMemory.getAddress(ops + Layout.OPS_POST_SRQ_RECV);
+        this.postFn = NativeCalls.target(RawMemory.getAddress(ops + Layout.OPS_POST_SRQ_RECV));
         this.badWr = RawMemory.allocate(8);
         describeForLeakReport(pd.jnrContext().device().name() + " srq 0x" + Long.toHexString(srq));
         pd.jnrContext().register(srq, this);
@@ -87,7 +87,7 @@ final class JnrSharedReceiveQueue extends AbstractResource implements SharedRece
             try {
                 wrs.checkFits(maxWr, maxSge, this);
                 RawMemory.putAddress(badWr, 0L);
-                int rc = (int) NativeCalls.INVOKER.invokeL3NoErrno(NativeCalls.INT_PTR_PTR_PTR, postFn, srq, list, badWr);
+                int rc = NativeCalls.post(postFn, srq, list, badWr);
                 if (rc != 0) {
                     throw new PostException("ibv_post_srq_recv", JnrQueuePair.errnoOf(rc),
                             wrs.indexOf(RawMemory.getAddress(badWr)), toString());

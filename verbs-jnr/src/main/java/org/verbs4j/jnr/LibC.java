@@ -1,12 +1,11 @@
 package org.verbs4j.jnr;
 
-import static com.kenai.jffi.Type.POINTER;
-import static com.kenai.jffi.Type.SINT32;
-import static com.kenai.jffi.Type.SINT64;
-import static com.kenai.jffi.Type.UINT32;
-import static com.kenai.jffi.Type.UINT64;
+import static org.verbs4j.jnr.CType.POINTER;
+import static org.verbs4j.jnr.CType.SINT32;
+import static org.verbs4j.jnr.CType.SINT64;
+import static org.verbs4j.jnr.CType.UINT32;
+import static org.verbs4j.jnr.CType.UINT64;
 
-import com.kenai.jffi.Library;
 import org.verbs4j.api.internal.RawMemory;
 
 /**
@@ -25,7 +24,7 @@ final class LibC {
     private static final NativeFunction FCNTL;
 
     static {
-        Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
+        NativeLibrary libc = NativeLibrary.libc();
         POLL = NativeFunction.of(libc, "poll", SINT32, POINTER, UINT64, SINT32);
         ERRNO_LOCATION = NativeFunction.of(libc, "__errno_location", POINTER);
         EVENTFD = NativeFunction.of(libc, "eventfd", SINT32, UINT32, SINT32);

@@ -1,14 +1,13 @@
 package org.verbs4j.jnr;
 
-import static com.kenai.jffi.Type.POINTER;
-import static com.kenai.jffi.Type.SINT32;
-import static com.kenai.jffi.Type.SINT64;
-import static com.kenai.jffi.Type.UINT32;
-import static com.kenai.jffi.Type.UINT64;
-import static com.kenai.jffi.Type.UINT8;
-import static com.kenai.jffi.Type.VOID;
+import static org.verbs4j.jnr.CType.POINTER;
+import static org.verbs4j.jnr.CType.SINT32;
+import static org.verbs4j.jnr.CType.SINT64;
+import static org.verbs4j.jnr.CType.UINT32;
+import static org.verbs4j.jnr.CType.UINT64;
+import static org.verbs4j.jnr.CType.UINT8;
+import static org.verbs4j.jnr.CType.VOID;
 
-import com.kenai.jffi.Library;
 
 /**
  * The exported functions of libibverbs that verbs4j calls, each with its exact C signature. Pointers
@@ -60,7 +59,7 @@ final class LibIbverbs {
     final NativeFunction wcStatusStr;
     final NativeFunction eventTypeStr;
 
-    LibIbverbs(Library lib) {
+    LibIbverbs(NativeLibrary lib) {
         getDeviceList = NativeFunction.of(lib, "ibv_get_device_list", POINTER, POINTER);
         freeDeviceList = NativeFunction.of(lib, "ibv_free_device_list", VOID, POINTER);
         getDeviceGuid = NativeFunction.of(lib, "ibv_get_device_guid", UINT64, POINTER);

@@ -1,11 +1,10 @@
 package org.verbs4j.jnr;
 
-import static com.kenai.jffi.Type.POINTER;
-import static com.kenai.jffi.Type.SINT32;
-import static com.kenai.jffi.Type.UINT8;
-import static com.kenai.jffi.Type.VOID;
+import static org.verbs4j.jnr.CType.POINTER;
+import static org.verbs4j.jnr.CType.SINT32;
+import static org.verbs4j.jnr.CType.UINT8;
+import static org.verbs4j.jnr.CType.VOID;
 
-import com.kenai.jffi.Library;
 
 /**
  * The functions of librdmacm verbs4j calls, with their exact C signatures. They return -1 and set
@@ -36,7 +35,7 @@ final class LibRdmacm {
     final NativeFunction joinMulticast;
     final NativeFunction leaveMulticast;
 
-    private LibRdmacm(Library lib) {
+    private LibRdmacm(NativeLibrary lib) {
         createEventChannel = NativeFunction.of(lib, "rdma_create_event_channel", POINTER);
         destroyEventChannel = NativeFunction.of(lib, "rdma_destroy_event_channel", VOID, POINTER);
         createId = NativeFunction.of(lib, "rdma_create_id", SINT32, POINTER, POINTER, POINTER, SINT32);
@@ -54,7 +53,7 @@ final class LibRdmacm {
         ackCmEvent = NativeFunction.of(lib, "rdma_ack_cm_event", SINT32, POINTER);
         eventStr = NativeFunction.of(lib, "rdma_event_str", POINTER, SINT32);
         setOption = NativeFunction.of(lib, "rdma_set_option", SINT32, POINTER, SINT32, SINT32, POINTER,
-                com.kenai.jffi.Type.UINT64);
+                CType.UINT64);
         joinMulticast = NativeFunction.of(lib, "rdma_join_multicast", SINT32, POINTER, POINTER, POINTER);
         leaveMulticast = NativeFunction.of(lib, "rdma_leave_multicast", SINT32, POINTER, POINTER);
     }
@@ -68,12 +67,13 @@ final class LibRdmacm {
         synchronized (LibRdmacm.class) {
             if (instance == null && failure == null) {
                 JnrBackend.lib(); // libibverbs first: librdmacm needs it, and its failure message is clearer
-                Library lib = Library.getCachedInstance("librdmacm.so.1", Library.LAZY | Library.GLOBAL);
-                if (lib == null) {
-                    failure = "librdmacm.so.1 could not be loaded (" + Library.getLastError()
+                try {
+                    instance = new LibRdmacm(NativeLibrary.open("librdmacm.so.1"));
+                } catch (UnsatisfiedLinkError e) {
+                    failure = "librdmacm.so.1 could not be loaded (" + e.getMessage()
                             + "). Install rdma-core's librdmacm1 (Debian/Ubuntu) or librdmacm (RHEL/Fedora)";
-                } else {
-                    instance = new LibRdmacm(lib);
+                } catch (IllegalStateException e) {
+                    failure = e.getMessage();
                 }
             }
             if (instance == null) {

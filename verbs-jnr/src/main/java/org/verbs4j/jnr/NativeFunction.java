@@ -1,80 +1,72 @@
 package org.verbs4j.jnr;
 
-import com.kenai.jffi.CallContext;
-import com.kenai.jffi.CallingConvention;
-import com.kenai.jffi.Invoker;
-import com.kenai.jffi.Library;
-import com.kenai.jffi.Type;
-
 /**
- * One C function of a native library, called through jffi with its exact C parameter types.
+ * One C function of a native library, called with its exact C parameter types ({@link CType}).
  * (JNR-FFI's interface mapping passed {@code _ibv_query_gid_ex}'s 32-bit arguments wrongly here,
  * so every verb is declared with explicit types.) Control-path calls save errno; read it with
- * {@link #errno()} right after a failing call, on the same thread.
+ * {@link #errno()} right after a failing call, on the same thread. The call itself is {@link NativeCall}'s:
+ * jffi on JDK 17-21, {@code java.lang.foreign} on JDK 22+.
  */
 final class NativeFunction {
-    private static final Invoker INVOKER = Invoker.getInstance();
-
     final String name;
     final long address;
-    private final CallContext context;
+    private final NativeCall call;
 
-    private NativeFunction(String name, long address, CallContext context) {
+    private NativeFunction(String name, long address, NativeCall call) {
         this.name = name;
         this.address = address;
-        this.context = context;
+        this.call = call;
     }
 
     /** Looks {@code name} up in {@code library}; a missing symbol is reported when the function is called. */
-    static NativeFunction of(Library library, String name, Type result, Type... params) {
-        long address = library.getSymbolAddress(name);
-        return new NativeFunction(name, address,
-                CallContext.getCallContext(result, params, CallingConvention.DEFAULT, true));
+    static NativeFunction of(NativeLibrary library, String name, CType result, CType... params) {
+        long address = library.symbol(name);
+        return new NativeFunction(name, address, address == 0 ? null : NativeCall.of(address, result, params));
     }
 
     /** The errno the last call on this thread left. */
     static int errno() {
-        return com.kenai.jffi.LastError.getInstance().get();
+        return NativeCall.errno();
     }
 
     boolean exists() {
         return address != 0;
     }
 
-    private long checked() {
-        if (address == 0) {
+    private NativeCall checked() {
+        if (call == null) {
             throw new UnsupportedOperationException(name + " is not in the installed libibverbs/librdmacm "
                     + "(too old?); verbs4j needs rdma-core 28 or newer");
         }
-        return address;
+        return call;
     }
 
     long call0() {
-        return INVOKER.invokeL0(context, checked());
+        return checked().call0();
     }
 
     long call(long a) {
-        return INVOKER.invokeL1(context, checked(), a);
+        return checked().call(a);
     }
 
     long call(long a, long b) {
-        return INVOKER.invokeL2(context, checked(), a, b);
+        return checked().call(a, b);
     }
 
     long call(long a, long b, long c) {
-        return INVOKER.invokeL3(context, checked(), a, b, c);
+        return checked().call(a, b, c);
     }
 
     long call(long a, long b, long c, long d) {
-        return INVOKER.invokeL4(context, checked(), a, b, c, d);
+        return checked().call(a, b, c, d);
     }
 
     long call(long a, long b, long c, long d, long e) {
-        return INVOKER.invokeL5(context, checked(), a, b, c, d, e);
+        return checked().call(a, b, c, d, e);
     }
 
     long call(long a, long b, long c, long d, long e, long f) {
-        return INVOKER.invokeL6(context, checked(), a, b, c, d, e, f);
+        return checked().call(a, b, c, d, e, f);
     }
 
     @Override

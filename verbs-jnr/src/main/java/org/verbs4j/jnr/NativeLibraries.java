@@ -1,6 +1,5 @@
 package org.verbs4j.jnr;
 
-import com.kenai.jffi.Library;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,20 +40,17 @@ final class NativeLibraries {
         if (!"amd64".equals(arch) && !"x86_64".equals(arch)) {
             return new Loaded(null, "verbs4j's native struct layouts are verified on x86_64 only (this is " + arch + ")");
         }
-        Library lib;
+        NativeLibrary lib;
         try {
-            lib = Library.getCachedInstance("libibverbs.so.1", Library.LAZY | Library.GLOBAL);
-        } catch (LinkageError | RuntimeException e) {
-            return new Loaded(null, "jffi, JNR's native call layer, could not load its stub library (" + e
-                    + "); check that jffi's native jar for linux-x86_64 is on the class path and that the "
-                    + "temporary directory (java.io.tmpdir) allows executing files");
-        }
-        if (lib == null) {
-            return new Loaded(null, "libibverbs.so.1 could not be loaded (" + Library.getLastError()
+            lib = NativeLibrary.open("libibverbs.so.1");
+        } catch (IllegalStateException e) {
+            return new Loaded(null, e.getMessage());
+        } catch (UnsatisfiedLinkError e) {
+            return new Loaded(null, "libibverbs.so.1 could not be loaded (" + e.getMessage()
                     + "). Install rdma-core's user space: libibverbs1 and ibverbs-providers (Debian/Ubuntu), "
                     + "libibverbs (RHEL/Fedora), or MLNX_OFED / DOCA-OFED");
         }
-        LOG.debug("loaded libibverbs.so.1 through jffi");
+        LOG.debug("loaded libibverbs.so.1 through {}", NativeLibrary.mechanism());
         return new Loaded(new LibIbverbs(lib), null);
     }
 }

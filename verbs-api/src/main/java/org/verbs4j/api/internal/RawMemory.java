@@ -1,41 +1,33 @@
 package org.verbs4j.api.internal;
 
-import java.lang.reflect.Field;
-import java.nio.Buffer;
 import java.nio.ByteBuffer;
-import sun.misc.Unsafe;
 
 /**
  * The one class that touches raw native memory. Every struct read and write in verbs4j goes through
- * it, so the rest of the code never sees {@code Unsafe}. Native byte order (x86_64: little endian);
+ * it, so the rest of the code never sees the mechanism: {@code sun.misc.Unsafe} on JDK 17-21,
+ * {@code java.lang.foreign} on JDK 22+ (the multi-release jar's {@code MemoryAccess}). Native byte order (x86_64: little endian);
  * fields that are big endian on the wire (GUIDs, GIDs, {@code imm_data}) are swapped by the caller.
  *
  * <p>Not API: backends and flyweights use it. Addresses are not checked; callers check bounds once
  * per object, not per access.
  */
 public final class RawMemory {
-    private static final Unsafe U;
-    private static final long BYTE_ARRAY_BASE;
-    private static final long BUFFER_ADDRESS;
-
-    static {
-        try {
-            Field f = Unsafe.class.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            U = (Unsafe) f.get(null);
-            BYTE_ARRAY_BASE = U.arrayBaseOffset(byte[].class);
-            BUFFER_ADDRESS = U.objectFieldOffset(Buffer.class.getDeclaredField("address"));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError("verbs4j needs sun.misc.Unsafe (module jdk.unsupported): " + e);
-        }
-    }
-
     /** Size of a native pointer. */
-    public static final int ADDRESS_SIZE = U.addressSize();
+    public static final int ADDRESS_SIZE = MemoryAccess.ADDRESS_SIZE;
     /** Page size of this machine. */
-    public static final int PAGE_SIZE = U.pageSize();
+    public static final int PAGE_SIZE = MemoryAccess.PAGE_SIZE;
 
     private RawMemory() {
+    }
+
+    /**
+     * Which mechanism reads and writes native memory in this JVM: {@code sun.misc.Unsafe} on JDK 17-21,
+     * {@code java.lang.foreign} on JDK 22+.
+     *
+     * @return the mechanism's name
+     */
+    public static String mechanism() {
+        return MemoryAccess.mechanism();
     }
 
     /**
@@ -45,7 +37,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static byte getByte(long address) {
-        return U.getByte(address);
+        return MemoryAccess.getByte(address);
     }
 
     /**
@@ -55,7 +47,7 @@ public final class RawMemory {
      * @param value   the value to write
      */
     public static void putByte(long address, byte value) {
-        U.putByte(address, value);
+        MemoryAccess.putByte(address, value);
     }
 
     /**
@@ -65,7 +57,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static short getShort(long address) {
-        return U.getShort(address);
+        return MemoryAccess.getShort(address);
     }
 
     /**
@@ -75,7 +67,7 @@ public final class RawMemory {
      * @param value   the value to write
      */
     public static void putShort(long address, short value) {
-        U.putShort(address, value);
+        MemoryAccess.putShort(address, value);
     }
 
     /**
@@ -85,7 +77,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static int getInt(long address) {
-        return U.getInt(address);
+        return MemoryAccess.getInt(address);
     }
 
     /**
@@ -95,7 +87,7 @@ public final class RawMemory {
      * @param value   the value to write
      */
     public static void putInt(long address, int value) {
-        U.putInt(address, value);
+        MemoryAccess.putInt(address, value);
     }
 
     /**
@@ -105,7 +97,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static long getLong(long address) {
-        return U.getLong(address);
+        return MemoryAccess.getLong(address);
     }
 
     /**
@@ -115,7 +107,7 @@ public final class RawMemory {
      * @param value   the value to write
      */
     public static void putLong(long address, long value) {
-        U.putLong(address, value);
+        MemoryAccess.putLong(address, value);
     }
 
     /**
@@ -125,7 +117,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static long getAddress(long address) {
-        return U.getAddress(address);
+        return MemoryAccess.getLong(address);
     }
 
     /**
@@ -135,7 +127,7 @@ public final class RawMemory {
      * @param value   the value to write
      */
     public static void putAddress(long address, long value) {
-        U.putAddress(address, value);
+        MemoryAccess.putLong(address, value);
     }
 
     /**
@@ -145,7 +137,7 @@ public final class RawMemory {
      * @return the byte, zero-extended
      */
     public static int getUByte(long address) {
-        return U.getByte(address) & 0xff;
+        return MemoryAccess.getByte(address) & 0xff;
     }
 
     /**
@@ -155,7 +147,7 @@ public final class RawMemory {
      * @return the value, zero-extended
      */
     public static int getUShort(long address) {
-        return U.getShort(address) & 0xffff;
+        return MemoryAccess.getShort(address) & 0xffff;
     }
 
     /**
@@ -165,7 +157,7 @@ public final class RawMemory {
      * @return the value, zero-extended
      */
     public static long getUInt(long address) {
-        return U.getInt(address) & 0xffffffffL;
+        return MemoryAccess.getInt(address) & 0xffffffffL;
     }
 
     /**
@@ -175,7 +167,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static long getLongVolatile(long address) {
-        return U.getLongVolatile(null, address);
+        return MemoryAccess.getLongVolatile(address);
     }
 
     /**
@@ -185,7 +177,7 @@ public final class RawMemory {
      * @return the value read
      */
     public static byte getByteVolatile(long address) {
-        return U.getByteVolatile(null, address);
+        return MemoryAccess.getByteVolatile(address);
     }
 
     /**
@@ -195,7 +187,7 @@ public final class RawMemory {
      * @param value   the value to write
      */
     public static void putByteVolatile(long address, byte value) {
-        U.putByteVolatile(null, address, value);
+        MemoryAccess.putByteVolatile(address, value);
     }
 
     /**
@@ -205,8 +197,8 @@ public final class RawMemory {
      * @return the address of the zeroed memory (at least one byte); free it with {@link #free}
      */
     public static long allocate(long size) {
-        long a = U.allocateMemory(Math.max(1, size));
-        U.setMemory(a, Math.max(1, size), (byte) 0);
+        long a = MemoryAccess.allocate(Math.max(1, size));
+        MemoryAccess.fill(a, Math.max(1, size), (byte) 0);
         return a;
     }
 
@@ -217,7 +209,7 @@ public final class RawMemory {
      */
     public static void free(long address) {
         if (address != 0) {
-            U.freeMemory(address);
+            MemoryAccess.free(address);
         }
     }
 
@@ -228,7 +220,7 @@ public final class RawMemory {
      * @param size    how many bytes
      */
     public static void zero(long address, long size) {
-        U.setMemory(address, size, (byte) 0);
+        MemoryAccess.fill(address, size, (byte) 0);
     }
 
     /**
@@ -280,7 +272,7 @@ public final class RawMemory {
      * @param value   the byte
      */
     public static void fill(long address, long size, byte value) {
-        U.setMemory(address, size, value);
+        MemoryAccess.fill(address, size, value);
     }
 
     /**
@@ -291,7 +283,7 @@ public final class RawMemory {
      * @param size how many bytes
      */
     public static void copy(long from, long to, long size) {
-        U.copyMemory(from, to, size);
+        MemoryAccess.copy(from, to, size);
     }
 
     /**
@@ -304,7 +296,7 @@ public final class RawMemory {
      */
     public static void copyToArray(long from, byte[] to, int offset, int length) {
         checkArray(to, offset, length);
-        U.copyMemory(null, from, to, BYTE_ARRAY_BASE + offset, length);
+        MemoryAccess.copyToArray(from, to, offset, length);
     }
 
     /**
@@ -317,7 +309,7 @@ public final class RawMemory {
      */
     public static void copyFromArray(byte[] from, int offset, int length, long to) {
         checkArray(from, offset, length);
-        U.copyMemory(from, BYTE_ARRAY_BASE + offset, null, to, length);
+        MemoryAccess.copyFromArray(from, offset, length, to);
     }
 
     /**
@@ -329,7 +321,7 @@ public final class RawMemory {
      */
     public static String getString(long address, int max) {
         int n = 0;
-        while (n < max && U.getByte(address + n) != 0) {
+        while (n < max && MemoryAccess.getByte(address + n) != 0) {
             n++;
         }
         byte[] b = new byte[n];
@@ -347,7 +339,7 @@ public final class RawMemory {
         if (!directBuffer.isDirect()) {
             throw new IllegalArgumentException("RDMA needs a direct ByteBuffer (ByteBuffer.allocateDirect), got a heap buffer");
         }
-        return U.getLong(directBuffer, BUFFER_ADDRESS);
+        return MemoryAccess.bufferAddress(directBuffer);
     }
 
     private static void checkArray(byte[] a, int offset, int length) {
