@@ -116,6 +116,11 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         }
     }
 
+    /** {@return whether the queue is armed for its channel} */
+    boolean armed() {
+        return armed.get() != NOT_ARMED;
+    }
+
     /** Takes one event counted on this queue, for the channel; false when there is none. */
     boolean takeEvent() {
         int e;
@@ -196,6 +201,17 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
                 return;
             }
         } while (!armed.compareAndSet(a, want));
+        // a QP whose socket the progress thread left to its pollers: it watches it again while the queue is armed
+        // (it set unwatched before it looked at the arm, this thread armed before it looks at unwatched)
+        for (QpDataPath p : paths) {
+            if (p.unwatched) {
+                ProgressEngine e = context.progress();
+                if (e != null) {
+                    e.wakeup();
+                }
+                return;
+            }
+        }
     }
 
     @Override
