@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A device context's progress thread: one {@link Selector} over the sockets of its connected QPs. When a socket is
  * readable it delivers the inbound segments (so a Write or Read target, and a completion channel, make progress
- * while no application thread polls; while application threads poll a QP's CQs they receive, and this thread
- * leaves that socket's reading to them, looking again every millisecond, and at once when a CQ is armed); when a
- * QP's transmit found the socket full, it waits for the socket to be writable and resumes it; and it ends a QP
+ * while no application thread polls; while application threads wait on a QP's CQs by polling them they receive,
+ * and this thread leaves that socket's reading to them, looking again every millisecond, and at once when a CQ is
+ * armed); when a QP's transmit found the socket full, it waits for the socket to be writable and resumes it; and it ends a QP
  * whose peer has read nothing for the connection's time-out. It takes the same non-blocking tokens as the
  * application threads ({@link QpDataPath}), so it never waits for them: when an application thread holds one,
  * that thread does the work. Started with the context's first connected QP, stopped when the context is destroyed.
@@ -127,10 +127,11 @@ final class ProgressEngine implements Runnable {
     }
 
     /**
-     * Whether to watch a QP's socket for reading: not while application threads poll its CQs (they receive, and
-     * a wake-up per message here would only take a CPU from them and contend for the socket), unless a CQ of the
-     * QP is armed (its channel's waiter polls nothing). A QP nobody polled during the last look is watched again,
-     * so one-sided targets and a QP whose poller went away progress within about two {@link #POLLED_MILLIS}.
+     * Whether to watch a QP's socket for reading: not while application threads wait on its CQs by polling them
+     * empty (they receive, and a wake-up per message here would only take a CPU from them and contend for the
+     * socket), unless a CQ of the QP is armed (its channel's waiter polls nothing). A QP whose CQs nobody polled
+     * empty since the last look is watched again, so one-sided targets and a QP whose poller went away (or waits
+     * for memory now) progress within about two {@link #POLLED_MILLIS}.
      */
     private static boolean watchesReceive(QpDataPath p) {
         int polls = p.polls();

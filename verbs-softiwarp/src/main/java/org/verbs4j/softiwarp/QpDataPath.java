@@ -143,7 +143,7 @@ final class QpDataPath implements FpduSink {
     /** The progress thread's key for this connection. */
     volatile SelectionKey key;
     /**
-     * CQ polls that drove this QP, counted racily (only a change matters): the progress thread leaves the socket
+     * Empty CQ polls that drove this QP, counted racily (only a change matters): the progress thread leaves the socket
      * to a QP's pollers while this grows ({@link ProgressEngine}).
      */
     private final AtomicInteger polls = new AtomicInteger();
@@ -315,7 +315,6 @@ final class QpDataPath implements FpduSink {
         if (closing || ended.get() || !enterQp()) {
             return;
         }
-        polls.setOpaque(polls.getPlain() + 1); // no fence: the progress thread only needs to see it change, later
         try {
             progressReceive();
             if (wantWrite) {
@@ -326,7 +325,16 @@ final class QpDataPath implements FpduSink {
         }
     }
 
-    /** {@return the count of CQ polls that drove this QP so far} For the progress thread. */
+    /**
+     * Counts a poll of one of this QP's CQs that found nothing: its thread waits on the CQ, so it will receive
+     * what arrives. A poll that took completions does not count: its thread may go on to wait elsewhere (for
+     * memory a Write fills, as perftest's write_lat does), so the progress thread must keep receiving for it.
+     */
+    void polledEmpty() {
+        polls.setOpaque(polls.getPlain() + 1); // no fence: the progress thread only needs to see it change, later
+    }
+
+    /** {@return the count of empty CQ polls that drove this QP so far} For the progress thread. */
     int polls() {
         return polls.getOpaque();
     }

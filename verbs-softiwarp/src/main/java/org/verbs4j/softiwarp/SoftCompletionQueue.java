@@ -168,22 +168,30 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         }
         enter();
         try {
-            for (QpDataPath p : paths) {
+            QpDataPath[] a = paths;
+            for (QpDataPath p : a) {
                 p.pollStep();
             }
             if (!ringGate.tryEnter()) {
                 return 0; // a resize is swapping the ring: nothing to take this time
             }
+            int n;
             try {
                 long out = wc.enter();
                 try {
-                    return ring.poll(out, max);
+                    n = ring.poll(out, max);
                 } finally {
                     wc.leave();
                 }
             } finally {
                 ringGate.leave();
             }
+            if (n == 0) {
+                for (QpDataPath p : a) {
+                    p.polledEmpty(); // this thread waits here: the progress thread may leave the sockets to it
+                }
+            }
+            return n;
         } finally {
             leave();
         }
