@@ -14,15 +14,18 @@ import org.slf4j.LoggerFactory;
 /**
  * A device context's progress thread: one {@link Selector} over the sockets of its connected QPs. When a socket is
  * readable it delivers the inbound segments (so a Write or Read target, and a completion channel, make progress
- * while no application thread polls); when a QP's transmit found the socket full, it waits for the socket to be
- * writable and resumes it; and it ends a QP whose peer has read nothing for the connection's time-out. It takes
- * the same non-blocking tokens as the application threads ({@link QpDataPath}), so it never waits for them: when
- * an application thread holds one, that thread does the work. Started with the context's first connected QP,
- * stopped when the context is destroyed.
+ * while no application thread polls; while application threads wait on a QP's CQs by polling them they receive,
+ * and this thread leaves that socket's reading to them, looking again every millisecond, and at once when a CQ is
+ * armed); when a QP's transmit found the socket full, it waits for the socket to be writable and resumes it; and it ends a QP
+ * whose peer has read nothing for the connection's time-out. It takes the same non-blocking tokens as the
+ * application threads ({@link QpDataPath}), so it never waits for them: when an application thread holds one,
+ * that thread does the work. Started with the context's first connected QP, stopped when the context is destroyed.
  */
 final class ProgressEngine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressEngine.class);
     private static final long SELECT_MILLIS = 100;
+    /** How often to look again while a QP's socket is left to the threads polling its CQs. */
+    private static final long POLLED_MILLIS = 1;
 
     private final Selector selector;
     private final Thread thread;
@@ -77,6 +80,7 @@ final class ProgressEngine implements Runnable {
                     receive(p);
                 }
                 long now = System.nanoTime();
+                boolean leftToPollers = false;
                 // by index, not an iterator, and select with an action, not the selected-key set: the set's
                 // HashMap node per ready key and both iterators were the steady state's only allocations
                 for (int i = paths.size() - 1; i >= 0; i--) {
@@ -89,7 +93,9 @@ final class ProgressEngine implements Runnable {
                         paths.remove(i);
                         continue;
                     }
-                    int ops = SelectionKey.OP_READ | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
+                    boolean watch = watchesReceive(p);
+                    leftToPollers |= !watch;
+                    int ops = (watch ? SelectionKey.OP_READ : 0) | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
                     try {
                         if (k.interestOps() != ops) {
                             k.interestOps(ops);
@@ -107,7 +113,7 @@ final class ProgressEngine implements Runnable {
                         }
                     }
                 }
-                selector.select(onReady, SELECT_MILLIS);
+                selector.select(onReady, leftToPollers ? POLLED_MILLIS : SELECT_MILLIS);
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("the progress thread {} failed; QPs of its context progress only when polled", thread.getName(), e);
@@ -118,6 +124,29 @@ final class ProgressEngine implements Runnable {
                 LOG.debug("closing the selector: {}", e.toString());
             }
         }
+    }
+
+    /**
+     * Whether to watch a QP's socket for reading: not while application threads wait on its CQs by polling them
+     * empty (they receive, and a wake-up per message here would only take a CPU from them and contend for the
+     * socket), unless a CQ of the QP is armed (its channel's waiter polls nothing). A QP whose CQs nobody polled
+     * empty since the last look is watched again, so one-sided targets and a QP whose poller went away (or waits
+     * for memory now) progress within about two {@link #POLLED_MILLIS}.
+     */
+    private static boolean watchesReceive(QpDataPath p) {
+        int polls = p.polls();
+        boolean polled = polls != p.pollsSeen;
+        p.pollsSeen = polls;
+        if (!polled) {
+            p.unwatched = false;
+            return true;
+        }
+        p.unwatched = true; // before looking at the arm: requestNotify arms, then looks at this (and wakes us)
+        if (p.cqArmed()) {
+            p.unwatched = false;
+            return true;
+        }
+        return false;
     }
 
     /** The selector's action for a ready key (the engine thread's, inside {@link Selector#select}). */

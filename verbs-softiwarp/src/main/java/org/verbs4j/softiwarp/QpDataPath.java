@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -141,6 +142,18 @@ final class QpDataPath implements FpduSink {
     volatile boolean closing;
     /** The progress thread's key for this connection. */
     volatile SelectionKey key;
+    /**
+     * Empty CQ polls that drove this QP, counted racily (only a change matters): the progress thread leaves the socket
+     * to a QP's pollers while this grows ({@link ProgressEngine}).
+     */
+    private final AtomicInteger polls = new AtomicInteger();
+    /** The progress thread's count of {@link #polls} at its last look (its own). */
+    int pollsSeen;
+    /**
+     * Set by the progress thread while it does not watch the socket for reading because an application thread
+     * polls; an arm of either CQ then wakes the progress thread ({@link SoftCompletionQueue#requestNotify}).
+     */
+    volatile boolean unwatched;
 
     // ---- transmit: holder of the send queue's token ----
     private int txKind = TX_NONE;
@@ -310,6 +323,25 @@ final class QpDataPath implements FpduSink {
         } finally {
             qp.leave();
         }
+    }
+
+    /**
+     * Counts a poll of one of this QP's CQs that found nothing: its thread waits on the CQ, so it will receive
+     * what arrives. A poll that took completions does not count: its thread may go on to wait elsewhere (for
+     * memory a Write fills, as perftest's write_lat does), so the progress thread must keep receiving for it.
+     */
+    void polledEmpty() {
+        polls.setOpaque(polls.getPlain() + 1); // no fence: the progress thread only needs to see it change, later
+    }
+
+    /** {@return the count of empty CQ polls that drove this QP so far} For the progress thread. */
+    int polls() {
+        return polls.getOpaque();
+    }
+
+    /** {@return whether the send or the receive CQ is armed: its channel waits for the progress thread} */
+    boolean cqArmed() {
+        return sendCq.armed() || recvCq.armed();
     }
 
     /** Frees the native memory; once, when the QP is destroyed and nothing can reach this object. */

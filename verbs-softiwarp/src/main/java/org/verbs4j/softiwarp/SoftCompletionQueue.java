@@ -116,6 +116,11 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         }
     }
 
+    /** {@return whether the queue is armed for its channel} */
+    boolean armed() {
+        return armed.get() != NOT_ARMED;
+    }
+
     /** Takes one event counted on this queue, for the channel; false when there is none. */
     boolean takeEvent() {
         int e;
@@ -163,22 +168,30 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         }
         enter();
         try {
-            for (QpDataPath p : paths) {
+            QpDataPath[] a = paths;
+            for (QpDataPath p : a) {
                 p.pollStep();
             }
             if (!ringGate.tryEnter()) {
                 return 0; // a resize is swapping the ring: nothing to take this time
             }
+            int n;
             try {
                 long out = wc.enter();
                 try {
-                    return ring.poll(out, max);
+                    n = ring.poll(out, max);
                 } finally {
                     wc.leave();
                 }
             } finally {
                 ringGate.leave();
             }
+            if (n == 0) {
+                for (QpDataPath p : a) {
+                    p.polledEmpty(); // this thread waits here: the progress thread may leave the sockets to it
+                }
+            }
+            return n;
         } finally {
             leave();
         }
@@ -196,6 +209,17 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
                 return;
             }
         } while (!armed.compareAndSet(a, want));
+        // a QP whose socket the progress thread left to its pollers: it watches it again while the queue is armed
+        // (it set unwatched before it looked at the arm, this thread armed before it looks at unwatched)
+        for (QpDataPath p : paths) {
+            if (p.unwatched) {
+                ProgressEngine e = context.progress();
+                if (e != null) {
+                    e.wakeup();
+                }
+                return;
+            }
+        }
     }
 
     @Override

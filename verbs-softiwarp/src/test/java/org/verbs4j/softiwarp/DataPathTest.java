@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.channels.SelectionKey;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -457,4 +458,58 @@ class DataPathTest {
             }
         }
     }
+    /**
+     * Polls {@code s}'s empty CQ until its progress thread has left the QP's socket to the poller (no OP_READ), at
+     * least {@code millis}.
+     */
+    private void pollUntilLeft(ConnectedPair.Side s, long millis) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(millis)
+                || (s.qp.dataPath().key.interestOps() & SelectionKey.OP_READ) != 0) {
+            assertEquals(0, s.cq.poll(wc));
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "the socket not left to the poller");
+        }
+    }
+
+    @Test
+    void aTargetWhosePollerStoppedStillServesReads() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion local = mr(p.a, 8192, Access.LOCAL_WRITE);
+        MemoryRegion target = mr(p.b, 8192, ConnectedPair.ALL);
+        fill(target, 7);
+        for (int round = 0; round < 3; round++) {
+            pollUntilLeft(p.b, 20); // then B polls no more: its progress thread must watch the socket again
+            sends.count(1).at(0).clear().wrId(round).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                    .sge(local, 0, 4096).rdma(target.address(), target.rkey());
+            p.a.qp.postSend(sends);
+            p.a.await(wc, 1);
+            assertEquals(WcStatus.SUCCESS, wc.status(0));
+            assertEquals(round, wc.wrId(0));
+            assertFilled(local, 0, 4096, 7, 0);
+        }
+    }
+
+    @Test
+    void anArmAfterPollingHasTheProgressThreadWakeTheChannel() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, true, false, false);
+        ConnectedPair p = pair;
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 256, Access.LOCAL_WRITE);
+        for (int round = 0; round < 3; round++) {
+            postRecv(p.b, dst, 0, 64, round);
+            pollUntilLeft(p.b, 20);
+            p.b.cq.requestNotify(false);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while ((p.b.qp.dataPath().key.interestOps() & SelectionKey.OP_READ) == 0) {
+                assertEquals(0, p.b.cq.poll(wc)); // still polling: only the arm has the socket watched again
+                assertTrue(System.nanoTime() < deadline, "the arm did not have the socket watched");
+            }
+            sends.count(1).at(0).clear().wrId(round).opcode(Opcode.SEND).sge(src, 0, 8);
+            p.a.qp.postSend(sends);
+            assertSame(p.b.cq, p.b.channel.awaitEvent(5, TimeUnit.SECONDS));
+            p.b.await(wc, 1);
+            assertEquals(round, wc.wrId(0));
+        }
+    }
 }
+
