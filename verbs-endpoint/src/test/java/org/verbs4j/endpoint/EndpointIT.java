@@ -556,7 +556,14 @@ class EndpointIT {
         p.server().repostReceive(slot);
 
         fill(p.client().rdmaRegion(), 100, 3000, 8);
+        // the server's repost hands its credit back by an RDMA write of its own: wait for it, or it could land
+        // between the two reads below
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (p.client().sendCredits() < 4 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
         long creditsBefore = p.client().sendCredits();
+        assertEquals(4, creditsBefore, "every receive of the server's is free again");
         p.client().writeWithImmediate(100, 3000, 5000, 0x12345678, 77);
         assertEquals(creditsBefore - 1, p.client().sendCredits(), "a write with immediate takes a credit");
         assertEquals(77, awaitSend(p.client(), wc));
