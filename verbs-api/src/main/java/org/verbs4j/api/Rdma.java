@@ -77,10 +77,15 @@ public final class Rdma {
      * @return the device
      */
     public static RdmaDevice device(String name) {
-        return device(Backends.available(), name);
+        return device(Backends.all(), Backends.available(), name);
     }
 
     static RdmaDevice device(List<VerbsBackend> backends, String name) {
+        return device(backends, backends, name);
+    }
+
+    /** {@code found}: every backend found, to say why those not in {@code backends} (the available ones) are not. */
+    static RdmaDevice device(List<VerbsBackend> found, List<VerbsBackend> backends, String name) {
         if (backends.isEmpty()) {
             throw new NoSuchDeviceException("RDMA device '" + name + "' not found: " + whyNoBackend());
         }
@@ -104,6 +109,15 @@ public final class Rdma {
             if (b.devices().isEmpty()) {
                 why.append("; ").append(b.name()).append(": ").append(noDevices(b));
                 errno = errno != 0 ? errno : b.noDevicesErrno();
+            }
+        }
+        // a backend that could not start (libibverbs not loadable, say) is why its devices are missing: say so
+        String wanted = System.getProperty(BACKEND_PROPERTY);
+        for (VerbsBackend b : found) {
+            String reason = backends.contains(b) || (wanted != null && !wanted.equals(b.name())) ? null
+                    : b.unavailableReason();
+            if (reason != null) {
+                why.append("; ").append(b.name()).append(" is not available: ").append(reason);
             }
         }
         throw new NoSuchDeviceException(errno != 0 ? errno : Errno.ENODEV, why.toString());

@@ -45,6 +45,15 @@ class RdmaBackendsTest {
     }
 
     @Test
+    void aMissingDeviceBesideTheSoftwareOneSaysWhyABackendCouldNotStart() {
+        VerbsBackend broken = new FakeBackend("jnr", 100, "libibverbs.so.1 could not be loaded (no such file)");
+        NoSuchDeviceException e = assertThrows(NoSuchDeviceException.class,
+                () -> Rdma.device(List.of(broken, soft), List.of(soft), "rxe0"));
+        assertTrue(e.getMessage().contains("devices present: jsiw_lo; jnr is not available: libibverbs.so.1 could not "
+                + "be loaded (no such file)"), e.getMessage());
+    }
+
+    @Test
     void withNoDeviceAnywhereTheFirstBackendSaysWhy() {
         NoSuchDeviceException e = assertThrows(NoSuchDeviceException.class,
                 () -> Rdma.device(List.of(empty), "rxe0"));
