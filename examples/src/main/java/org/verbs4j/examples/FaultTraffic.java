@@ -60,11 +60,14 @@ public final class FaultTraffic {
             "client: how long to send or read");
     static final Option<Integer> IDLE = Option.of('t', "timeout", "SECONDS", Values.intIn(1, 86400), 20,
             "connection timeout, and how long without a message or completion is a dead peer");
+    static final Option<Integer> WAIT = Option.of('w', "wait", "SECONDS", Values.intIn(1, 86400), 120,
+            "server: how long to wait for the client to connect (a client JVM can take half a minute to start in "
+                    + "an emulated VM)");
     static final OptionParser PARSER = new OptionParser("fault-traffic")
             .synopsis("[options]", "serve one connection")
             .synopsis("[options] HOST", "connect to the server at HOST")
             .operands(0, 1)
-            .add(PORT, BIND, MODE, SIZE, SECONDS, IDLE);
+            .add(PORT, BIND, MODE, SIZE, SECONDS, IDLE, WAIT);
 
     int port;
     String bind;
@@ -72,6 +75,7 @@ public final class FaultTraffic {
     int size;
     int seconds;
     int idle;
+    int wait;
     String server;
     PrintStream out;
     private final CRC32 crc = new CRC32();
@@ -107,6 +111,7 @@ public final class FaultTraffic {
         p.size = c.get(SIZE);
         p.seconds = c.get(SECONDS);
         p.idle = c.get(IDLE);
+        p.wait = c.get(WAIT);
         p.server = c.operands().isEmpty() ? null : c.operands().get(0);
         return p;
     }
@@ -137,7 +142,7 @@ public final class FaultTraffic {
         try (EndpointServer s = Endpoints.listen(new InetSocketAddress(bind, port), options())) {
             out.printf("waiting for a connection on %s port %d%n", bind, port);
             out.flush();
-            try (RdmaEndpoint ep = s.accept(Duration.ofSeconds(idle));
+            try (RdmaEndpoint ep = s.accept(Duration.ofSeconds(wait));
                     WorkCompletions wc = WorkCompletions.allocate(DEPTH)) {
                 connected(ep, "server");
                 if (read) {
@@ -322,8 +327,8 @@ public final class FaultTraffic {
     }
 
     /**
-     * Connects; a rejected request is tried again (in the fault lab's one-namespace set-up a Soft-RoCE connection
-     * request was now and then rejected with "invalid service ID" although the server listened).
+     * Connects; a rejected request is tried again (a server whose listener is not there yet or any more rejects it
+     * with "invalid service ID" on Soft-RoCE).
      */
     private RdmaEndpoint connect() {
         for (int attempt = 1; ; attempt++) {
