@@ -38,9 +38,9 @@ class FaultLinkIT {
         Path log = Files.createDirectories(examples.resolve("target/fault-lab")).resolve("fault-link-it.log");
         pb.redirectOutput(log.toFile());
         Process p = pb.start();
-        if (!p.waitFor(420, TimeUnit.SECONDS)) {
+        if (!p.waitFor(600, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            fail("lab/fault did not finish in 420 s:\n" + Files.readString(log, StandardCharsets.UTF_8));
+            fail("lab/fault did not finish in 600 s:\n" + Files.readString(log, StandardCharsets.UTF_8));
         }
         String out = Files.readString(log, StandardCharsets.UTF_8);
         String table = out.substring(out.lastIndexOf("fab  scenario"));
