@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Each turn of the loop polls every registered channel once (send and receive completion queues, the peer's
- * credit word). While a turn finds work the loop keeps turning. After {@code spinPolls} turns without work it
+ * credit word). While a turn finds work the loop keeps turning. After {@code spinNanos} without work it
  * parks between turns, first {@value #MIN_PARK_NANOS} ns, doubling up to {@code maxParkNanos}; with no channel
  * registered it parks until the next scheduled task. {@link #wakeup} unparks the loop's thread: a task submitted
  * from another thread runs at once (the park permit means a wake-up that comes before the park is not lost).
@@ -36,50 +36,52 @@ import org.slf4j.LoggerFactory;
 public final class RdmaIoHandler implements IoHandler {
     /** The first park after the spin, in nanoseconds. */
     public static final long MIN_PARK_NANOS = 16_000;
-    /** Turns without work before the loop parks, by default. */
-    public static final int DEFAULT_SPIN_POLLS = 256;
+    /** How long the loop keeps polling without work before it parks, by default: 50 us. */
+    public static final long DEFAULT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** The longest park while channels are registered, by default: 1 ms. */
     public static final long DEFAULT_MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final Logger LOG = LoggerFactory.getLogger(RdmaIoHandler.class);
 
-    private final int spinPolls;
+    private final long spinNanos;
     private final long maxParkNanos;
     /** Touched on the loop's thread only. */
     private final List<Registration> registrations = new ArrayList<>();
     private Registration[] snapshot = new Registration[0];
     private volatile boolean changed;
-    private int idleTurns;
+    /** When the current run of turns without work began; 0 while there is work. */
+    private long idleSince;
     private long parkNanos = MIN_PARK_NANOS;
     private volatile Thread thread;
 
-    RdmaIoHandler(int spinPolls, long maxParkNanos) {
-        if (spinPolls < 0) {
-            throw new IllegalArgumentException("spinPolls must not be negative, not " + spinPolls);
+    RdmaIoHandler(long spinNanos, long maxParkNanos) {
+        if (spinNanos < 0) {
+            throw new IllegalArgumentException("spinNanos must not be negative, not " + spinNanos);
         }
         if (maxParkNanos < MIN_PARK_NANOS) {
             throw new IllegalArgumentException("maxParkNanos must be at least " + MIN_PARK_NANOS + ", not " + maxParkNanos);
         }
-        this.spinPolls = spinPolls;
+        this.spinNanos = spinNanos;
         this.maxParkNanos = maxParkNanos;
     }
 
-    /** {@return a factory of handlers with the default spin ({@value #DEFAULT_SPIN_POLLS} turns) and park (1 ms)} */
+    /** {@return a factory of handlers with the default spin (50 us) and longest park (1 ms)} */
     public static IoHandlerFactory newFactory() {
-        return newFactory(DEFAULT_SPIN_POLLS, DEFAULT_MAX_PARK_NANOS);
+        return newFactory(DEFAULT_SPIN_NANOS, DEFAULT_MAX_PARK_NANOS);
     }
 
     /**
-     * {@return a factory of handlers that spin {@code spinPolls} turns without work before they park, and park
-     * at most {@code maxParkNanos} at a time while channels are registered}
+     * {@return a factory of handlers that poll {@code spinNanos} without work before they park, and park at
+     * most {@code maxParkNanos} at a time while channels are registered}
      *
-     * @param spinPolls    turns without work before the first park, 0 or more
+     * @param spinNanos    how long to poll without work before the first park, 0 or more: CPU spent for
+     *                     latency after each burst of work
      * @param maxParkNanos the longest park, at least {@value #MIN_PARK_NANOS}: the most latency an idle
      *                     connection adds, and 1e9 / it the most wake-ups a second of an idle loop
      */
-    public static IoHandlerFactory newFactory(int spinPolls, long maxParkNanos) {
-        new RdmaIoHandler(spinPolls, maxParkNanos); // checks the arguments now, not in the loop's thread
-        return executor -> new RdmaIoHandler(spinPolls, maxParkNanos);
+    public static IoHandlerFactory newFactory(long spinNanos, long maxParkNanos) {
+        new RdmaIoHandler(spinNanos, maxParkNanos); // checks the arguments now, not in the loop's thread
+        return executor -> new RdmaIoHandler(spinNanos, maxParkNanos);
     }
 
     @Override
@@ -109,7 +111,7 @@ public final class RdmaIoHandler implements IoHandler {
             }
         }
         if (work > 0) {
-            idleTurns = 0;
+            idleSince = 0;
             parkNanos = MIN_PARK_NANOS;
             return work;
         }
@@ -120,8 +122,11 @@ public final class RdmaIoHandler implements IoHandler {
             LockSupport.parkNanos(this, context.delayNanos(System.nanoTime()));
             return 0;
         }
-        if (idleTurns < spinPolls) {
-            idleTurns++;
+        long now = System.nanoTime();
+        if (idleSince == 0) {
+            idleSince = now;
+        }
+        if (now - idleSince < spinNanos) {
             Thread.onSpinWait();
             return 0;
         }
@@ -163,7 +168,7 @@ public final class RdmaIoHandler implements IoHandler {
         Registration r = new Registration((RdmaIoHandle) handle);
         registrations.add(r);
         changed = true;
-        idleTurns = 0;
+        idleSince = 0;
         parkNanos = MIN_PARK_NANOS;
         r.handle.registered();
         return r;
