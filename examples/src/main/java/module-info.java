@@ -4,5 +4,6 @@
  */
 module org.verbs4j.examples {
     requires org.verbs4j;
+    requires org.verbs4j.netty; // netty-echo: the Netty transport
     requires jdk.management; // the examples report their allocation (com.sun.management)
 }
