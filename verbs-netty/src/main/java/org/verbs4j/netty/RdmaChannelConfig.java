@@ -1,6 +1,8 @@
 package org.verbs4j.netty;
 
 import static io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE;
+import static io.netty.channel.ChannelOption.SO_KEEPALIVE;
+import static io.netty.channel.ChannelOption.TCP_NODELAY;
 import static org.verbs4j.netty.RdmaChannelOption.ENDPOINT_OPTIONS;
 import static org.verbs4j.netty.RdmaChannelOption.MESSAGE_SIZE;
 import static org.verbs4j.netty.RdmaChannelOption.RECEIVE_DEPTH;
@@ -16,10 +18,16 @@ import org.verbs4j.endpoint.EndpointOptions;
  * The configuration of {@link RdmaChannel} and {@link RdmaServerChannel}: Netty's common options (auto-read,
  * allocator, write-buffer water marks, ...), {@link ChannelOption#ALLOW_HALF_CLOSURE}, and the endpoint's shape
  * ({@link RdmaChannelOption}).
+ *
+ * <p>{@link ChannelOption#SO_KEEPALIVE} and {@link ChannelOption#TCP_NODELAY}, which TCP programs (gRPC-java among
+ * them) set on every channel, are accepted and kept but change nothing: a reliable-connected queue pair detects a
+ * dead peer by its own retries, and a flush posts at once (there is no Nagle delay to turn off).
  */
 public final class RdmaChannelConfig extends DefaultChannelConfig {
     private volatile EndpointOptions endpointOptions = EndpointOptions.defaults();
     private volatile boolean allowHalfClosure;
+    private volatile boolean keepAlive;
+    private volatile boolean noDelay = true;
 
     RdmaChannelConfig(Channel channel) {
         super(channel);
@@ -28,7 +36,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ENDPOINT_OPTIONS, MESSAGE_SIZE, SEND_DEPTH, RECEIVE_DEPTH,
-                ALLOW_HALF_CLOSURE);
+                ALLOW_HALF_CLOSURE, SO_KEEPALIVE, TCP_NODELAY);
     }
 
     @Override
@@ -49,6 +57,12 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
         if (option == ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(allowHalfClosure);
         }
+        if (option == SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(keepAlive);
+        }
+        if (option == TCP_NODELAY) {
+            return (T) Boolean.valueOf(noDelay);
+        }
         return super.getOption(option);
     }
 
@@ -65,6 +79,10 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
             endpointOptions = endpointOptions.copy().receiveDepth((Integer) value);
         } else if (option == ALLOW_HALF_CLOSURE) {
             allowHalfClosure = (Boolean) value;
+        } else if (option == SO_KEEPALIVE) {
+            keepAlive = (Boolean) value;
+        } else if (option == TCP_NODELAY) {
+            noDelay = (Boolean) value;
         } else {
             return super.setOption(option, value);
         }

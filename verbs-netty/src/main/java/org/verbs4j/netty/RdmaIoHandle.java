@@ -16,6 +16,10 @@ interface RdmaIoHandle extends IoHandle {
      */
     int poll();
 
+    /** Closes the channel (the loop shuts down); never throws. */
+    @Override
+    void close();
+
     @Override
     default void handle(IoRegistration registration, IoEvent ioEvent) {
         poll();

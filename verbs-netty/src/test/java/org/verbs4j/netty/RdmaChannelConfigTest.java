@@ -37,6 +37,16 @@ class RdmaChannelConfigTest {
     }
 
     @Test
+    void tcpOptionsThatTcpProgramsSetAreAcceptedAndKept() {
+        RdmaChannelConfig c = new RdmaChannel().config();
+        assertTrue(c.setOption(ChannelOption.SO_KEEPALIVE, true));
+        assertTrue(c.setOption(ChannelOption.TCP_NODELAY, true));
+        assertTrue(c.getOption(ChannelOption.SO_KEEPALIVE));
+        assertTrue(c.getOption(ChannelOption.TCP_NODELAY));
+        assertFalse(c.setOption(ChannelOption.SO_LINGER, 5), "other socket options stay unknown");
+    }
+
+    @Test
     void badValuesAreRefusedByTheEndpointOptions() {
         RdmaChannelConfig c = new RdmaChannel().config();
         assertThrows(IllegalArgumentException.class, () -> c.setOption(RdmaChannelOption.MESSAGE_SIZE, 0));
