@@ -20,8 +20,22 @@ final class Loopback implements AutoCloseable {
 
     final EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
     final EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
-    final InetSocketAddress address = new InetSocketAddress("127.0.0.1", PORTS.getAndIncrement());
+    final InetSocketAddress address;
     Channel server;
+
+    /** On the software device, 127.0.0.1. */
+    Loopback() {
+        this("127.0.0.1");
+    }
+
+    /** On the RDMA device whose net device has address {@code ip} (server and client both). */
+    Loopback(String ip) {
+        address = new InetSocketAddress(ip, nextPort());
+    }
+
+    static int nextPort() {
+        return PORTS.getAndIncrement();
+    }
 
     /** Binds a server whose accepted channels get {@code child}. */
     Loopback serve(ChannelHandler child, boolean halfClosure) throws InterruptedException {
