@@ -136,8 +136,12 @@ public final class RdmaServerChannel extends AbstractServerChannel {
             try {
                 ep = s.accept(ACCEPT_WAIT);
             } catch (EndpointException e) {
-                LOG.trace("{}: no peer yet ({})", this, e.getMessage());
-                continue; // none came in time, or one failed to connect (the endpoint server logged it)
+                if (e.getMessage() == null || !e.getMessage().startsWith("no peer")) {
+                    // this side failed to make a peer's endpoint (its device, its resources): say so, do not spin
+                    LOG.warn("{}: a connection could not be accepted: {}", this, e.getMessage());
+                    pause();
+                }
+                continue; // otherwise none came in time
             } catch (IllegalStateException e) {
                 return; // closed
             }
@@ -150,6 +154,14 @@ public final class RdmaServerChannel extends AbstractServerChannel {
             } catch (RejectedExecutionException e) {
                 ep.close();
             }
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(ACCEPT_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
