@@ -278,7 +278,15 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     @Override
-    protected void doWrite(ChannelOutboundBuffer in) {
+    protected void doWrite(ChannelOutboundBuffer in) throws IOException {
+        try {
+            write(in);
+        } catch (UncheckedIOException e) {
+            throw e.getCause(); // an IOException: Netty fails the writes and closes the channel (auto-close)
+        }
+    }
+
+    private void write(ChannelOutboundBuffer in) {
         RdmaEndpoint ep = endpoint;
         reapSends(ep);
         for (;;) {
