@@ -47,7 +47,8 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * }</pre>
  *
  * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes into the endpoint's registered send
- * slots, several small writes into one slot and a large write over several, and posts one send per slot; a
+ * slots, several small writes into one slot and a large write over several, and posts the slots it filled as one
+ * chain of sends (one doorbell, {@link RdmaEndpoint#trySendBatch}); a
  * write's promise completes when its last byte is posted. Sends need a free slot and a send credit (a posted
  * receive at the peer); without one the bytes wait in the channel's outbound buffer, whose size drives
  * {@link #isWritable()} through the write-buffer water marks: a peer that does not read makes the channel
@@ -97,6 +98,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private WorkCompletions sendWc;
     private WorkCompletions recvWc;
     private int sendDepth;
+    /** The lengths of the slots a flush fills, posted as one chain. */
+    private int[] lengths;
     private int slotBytes;
     private int nextSlot;
     private int freeSlots;
@@ -127,6 +130,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         this.endpoint = ep;
         this.sendDepth = o.sendDepth();
         this.freeSlots = sendDepth;
+        this.lengths = new int[sendDepth];
         // a message must fit this side's send slot and the peer's receive slot
         this.slotBytes = Math.min(o.messageSize(), ep.peerMessageSize());
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
@@ -286,6 +290,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
     }
 
+    /**
+     * Fills as many send slots as there are free slots and credits, then posts them all at once (one doorbell),
+     * until the outbound buffer is empty or nothing more may go.
+     */
     private void write(ChannelOutboundBuffer in) {
         RdmaEndpoint ep = endpoint;
         reapSends(ep);
@@ -294,31 +302,50 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 writePending = false;
                 return;
             }
-            if (!canSend(ep)) {
+            int room = (int) Math.min(freeSlots, ep.sendCredits());
+            if (room <= 0) {
                 writePending = true;
                 return;
             }
+            int filled = 0;
             int slot = nextSlot;
-            ByteBuffer dst = ep.sendSlot(slot);
-            dst.limit(slotBytes);
-            Object msg;
-            while (dst.hasRemaining() && (msg = in.current()) != null) {
-                ByteBuf buf = (ByteBuf) msg;
-                int readable = buf.readableBytes();
-                if (readable == 0) {
-                    in.remove();
-                    continue;
-                }
-                int n = Math.min(readable, dst.remaining());
-                dst.limit(dst.position() + n);
-                buf.getBytes(buf.readerIndex(), dst);
+            while (filled < room && in.current() != null) {
+                ByteBuffer dst = ep.sendSlot(slot);
                 dst.limit(slotBytes);
-                in.removeBytes(n);
+                Object msg;
+                while (dst.hasRemaining() && (msg = in.current()) != null) {
+                    ByteBuf buf = (ByteBuf) msg;
+                    int readable = buf.readableBytes();
+                    if (readable == 0) {
+                        in.remove();
+                        continue;
+                    }
+                    int n = Math.min(readable, dst.remaining());
+                    dst.limit(dst.position() + n);
+                    buf.getBytes(buf.readerIndex(), dst);
+                    dst.limit(slotBytes);
+                    in.removeBytes(n);
+                }
+                if (dst.position() == 0) {
+                    break; // only empty buffers were left
+                }
+                lengths[filled++] = dst.position();
+                slot = slot + 1 == sendDepth ? 0 : slot + 1;
             }
-            if (dst.position() > 0) {
-                post(ep, slot, dst.position());
+            if (filled > 0) {
+                postBatch(ep, filled);
             }
         }
+    }
+
+    private void postBatch(RdmaEndpoint ep, int count) {
+        int posted = ep.trySendBatch(nextSlot, lengths, count);
+        if (posted != count) {
+            throw new IllegalStateException(this + ": " + posted + " of " + count + " sends posted although the credits "
+                    + "and slots were counted");
+        }
+        nextSlot = (nextSlot + count) % sendDepth;
+        freeSlots -= count;
     }
 
     private boolean canSend(RdmaEndpoint ep) {
