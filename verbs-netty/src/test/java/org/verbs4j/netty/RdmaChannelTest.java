@@ -312,6 +312,143 @@ class RdmaChannelTest {
         }
     }
 
+    /** Records the pipeline's events by name, in order. */
+    static final class Events extends ChannelInboundHandlerAdapter {
+        final java.util.List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        final CountDownLatch unregistered = new CountDownLatch(1);
+
+        @Override
+        public void channelRegistered(ChannelHandlerContext ctx) {
+            seen.add("registered");
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            seen.add("active");
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg);
+            if (seen.isEmpty() || !seen.get(seen.size() - 1).equals("read")) {
+                seen.add("read");
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            seen.add("readComplete");
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            seen.add("inactive");
+        }
+
+        @Override
+        public void channelUnregistered(ChannelHandlerContext ctx) {
+            seen.add("unregistered");
+            unregistered.countDown();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            seen.add("exception " + cause);
+        }
+    }
+
+    /** Both sides' pipelines see registered, active, reads each followed by readComplete, inactive, unregistered. */
+    @Test
+    void pipelineEventsComeInOrder() throws Exception {
+        Events serverSide = new Events();
+        try (Loopback lo = new Loopback().serve(serverSide, false)) {
+            Events clientSide = new Events();
+            Channel ch = lo.connect(clientSide);
+            ch.writeAndFlush(Unpooled.wrappedBuffer(random(3 * Loopback.MESSAGE_SIZE, 5))).sync();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!serverSide.seen.contains("readComplete") && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            ch.close().sync();
+            assertTrue(clientSide.unregistered.await(10, TimeUnit.SECONDS));
+            assertTrue(serverSide.unregistered.await(10, TimeUnit.SECONDS));
+            assertEquals(java.util.List.of("registered", "active", "inactive", "unregistered"), clientSide.seen);
+            java.util.List<String> server = new java.util.ArrayList<>(serverSide.seen);
+            assertEquals(java.util.List.of("registered", "active"), server.subList(0, 2), server.toString());
+            assertEquals(java.util.List.of("inactive", "unregistered"), server.subList(server.size() - 2, server.size()),
+                    server.toString());
+            java.util.List<String> middle = server.subList(2, server.size() - 2);
+            assertTrue(middle.size() >= 2 && middle.size() % 2 == 0, server.toString());
+            for (int i = 0; i < middle.size(); i += 2) {
+                assertEquals("read", middle.get(i), server.toString());
+                assertEquals("readComplete", middle.get(i + 1), server.toString());
+            }
+        }
+    }
+
+    /**
+     * Auto-read off on the server's side: nothing is read until it asks, the writer's channel turns unwritable once
+     * the unread messages hold the credits and its outbound buffer passes the high water mark, and each read()
+     * delivers one batch; once reading resumes all bytes arrive.
+     */
+    @Test
+    void autoReadOffHoldsTheWriterBack() throws Exception {
+        AtomicLong read = new AtomicLong();
+        AtomicInteger batches = new AtomicInteger();
+        CompletableFuture<ChannelHandlerContext> child = new CompletableFuture<>();
+        ChannelInboundHandlerAdapter lazy = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRegistered(ChannelHandlerContext ctx) {
+                ctx.channel().config().setAutoRead(false);
+            }
+
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                child.complete(ctx);
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                read.addAndGet(((ByteBuf) msg).readableBytes());
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void channelReadComplete(ChannelHandlerContext ctx) {
+                batches.incrementAndGet();
+            }
+        };
+        try (Loopback lo = new Loopback().serve(lazy, false)) {
+            Channel ch = lo.connect(new ChannelInboundHandlerAdapter());
+            ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
+            int total = 1 << 20;
+            ch.writeAndFlush(Unpooled.wrappedBuffer(random(total, 9)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (ch.isWritable() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertFalse(ch.isWritable(), "1 MiB to a reader that does not read: the writer stays writable");
+            Thread.sleep(100);
+            assertEquals(0, read.get(), "auto-read off: read before asked");
+            ctx.executor().submit(() -> ctx.read()).sync();
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (batches.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(100);
+            assertEquals(1, batches.get(), "one read(), one batch");
+            assertTrue(read.get() > 0 && read.get() < total, read.get() + " bytes after one read()");
+            ctx.channel().config().setAutoRead(true);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (read.get() < total && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(total, read.get());
+            assertTrue(ch.isWritable());
+            ch.close().sync();
+        }
+    }
+
     @Test
     void connectingToNobodyFailsThePromise() throws Exception {
         try (Loopback lo = new Loopback()) {
