@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
+import org.verbs4j.api.PostException;
 import org.verbs4j.api.QueuePair;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.api.ReceiveRequests;
@@ -55,6 +56,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Asked of the QP once connected (a software iWARP QP knows it only then); before, false. */
     private boolean immediateData;
     private final SendRequests sendWr;
+    /** One request per send slot, for {@link #trySendBatch}: a chain posted at once. */
+    private final SendRequests batchWr;
     private final ReceiveRequests recvWr;
 
     private RemoteRegion remote = new RemoteRegion(0, 0, 0);
@@ -75,6 +78,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.rdmaView = r.rdmaBuffer;
         this.inlineLimit = qp.capabilities().maxInlineData();
         this.sendWr = r.own(SendRequests.allocate(1, 1));
+        this.batchWr = r.own(SendRequests.allocate(sendSlots.count(), 1));
         this.recvWr = r.own(ReceiveRequests.allocate(1, 1));
         this.sendQueue = new SendQueue(r);
         this.credits = new Credits(r, sendQueue);
@@ -163,6 +167,64 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     public boolean trySendWithImmediate(int slot, int length, int immediate) {
         return postMessage(Opcode.SEND_WITH_IMM, slot, length, immediate, false);
+    }
+
+    /**
+     * Sends up to {@code count} messages with one post ({@code ibv_post_send} of a chain: one doorbell), as many as
+     * the peer's credits and the free places of the send queue allow, never waiting: message {@code i} is the first
+     * {@code lengths[i]} bytes of send slot {@code (firstSlot + i) % sendDepth} (work request id = its slot).
+     *
+     * <pre>{@code
+     * int posted = ep.trySendBatch(0, lengths, 4);   // slots 0..3, or fewer without enough credits
+     * }</pre>
+     *
+     * @param firstSlot the slot of the first message, 0..{@code sendDepth-1}
+     * @param lengths   the messages' lengths, each 0..{@code messageSize}
+     * @param count     how many messages of {@code lengths} to send, 0..{@code min(lengths.length, sendDepth)}
+     * @return how many were posted, from the first: 0 when there is no credit or no room
+     * @throws IllegalArgumentException when {@code count} or one of the first {@code count} lengths is out of range
+     *                                  (nothing posted)
+     * @throws IndexOutOfBoundsException when {@code firstSlot} is not a send slot
+     */
+    public int trySendBatch(int firstSlot, int[] lengths, int count) {
+        enterCall();
+        try {
+            sendSlots.check(firstSlot);
+            int depth = sendSlots.count();
+            if (count < 0 || count > lengths.length || count > depth) {
+                throw new IllegalArgumentException("count " + count + " is not in 0.." + Math.min(lengths.length, depth));
+            }
+            for (int i = 0; i < count; i++) {
+                sendSlots.checkLength(lengths[i]);
+            }
+            int n = (int) Math.min(Math.min(count, credits.count()), sendQueue.room());
+            if (n <= 0) {
+                return 0;
+            }
+            for (int i = 0; i < n; i++) {
+                int slot = firstSlot + i < depth ? firstSlot + i : firstSlot + i - depth;
+                batchWr.at(i).wrId(slot).opcode(Opcode.SEND)
+                        .flags(lengths[i] <= inlineLimit ? SendFlags.SIGNALED | SendFlags.INLINE : SendFlags.SIGNALED)
+                        .immData(0).sge(sendSlots.address(slot), lengths[i], sendSlots.lkey());
+            }
+            batchWr.count(n);
+            try {
+                sendQueue.post(batchWr, n);
+            } catch (PostException e) {
+                for (int i = 0; i < e.failedIndex(); i++) {
+                    credits.consume(); // those before the failed one went
+                }
+                throw e;
+            }
+            for (int i = 0; i < n; i++) {
+                credits.consume();
+            }
+            return n;
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
+        } finally {
+            leaveCall();
+        }
     }
 
     private boolean postMessage(Opcode op, int slot, int length, int immediate, boolean wait) {

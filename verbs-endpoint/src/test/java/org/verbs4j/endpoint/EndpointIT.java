@@ -291,6 +291,37 @@ class EndpointIT {
         }
     }
 
+    /**
+     * trySendBatch posts a chain of sends at once, as many as the credits allow (the rest is left, nothing waits),
+     * wrapping around the send slots; each arrives with its bytes, in order; bad counts and lengths post nothing.
+     */
+    @ParameterizedTest
+    @MethodSource("fabrics")
+    void sendBatchPostsAsManyAsTheCreditsAllow(String fabric) throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().sendDepth(4).receiveDepth(3).messageSize(64).timeout(T);
+        try (Pair p = Pair.connect(fabric, o); WorkCompletions wc = WorkCompletions.allocate(1)) {
+            int[] lengths = {64, 1, 0, 17};
+            for (int i = 0; i < 4; i++) {
+                fill(p.client().sendSlot((2 + i) % 4), 0, lengths[i], i);
+            }
+            assertThrows(IllegalArgumentException.class, () -> p.client().trySendBatch(2, lengths, 5));
+            assertThrows(IllegalArgumentException.class, () -> p.client().trySendBatch(2, new int[] {65}, 1));
+            assertThrows(IndexOutOfBoundsException.class, () -> p.client().trySendBatch(4, lengths, 1));
+            assertEquals(3, p.client().sendCredits());
+            assertEquals(3, p.client().trySendBatch(2, lengths, 4), "three credits: three of the four go");
+            assertEquals(0, p.client().sendCredits());
+            assertEquals(0, p.client().trySendBatch(1, lengths, 1));
+            for (int i = 0; i < 3; i++) {
+                awaitReceive(p.server(), wc);
+                assertEquals(lengths[i], wc.byteLength(0), "message " + i);
+                check(p.server().message(wc, 0), 0, lengths[i], i, "message " + i);
+                p.server().repostReceive((int) wc.wrId(0));
+                awaitSend(p.client(), wc);
+                assertEquals((2 + i) % 4, wc.wrId(0), "the completion's id is the slot");
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("fabrics")
     void connectToNobody(String fabric) {

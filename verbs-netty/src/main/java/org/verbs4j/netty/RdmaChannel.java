@@ -1,0 +1,673 @@
+package org.verbs4j.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.internal.StringUtil;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.verbs4j.api.WcStatus;
+import org.verbs4j.api.WorkCompletions;
+import org.verbs4j.endpoint.EndpointOptions;
+import org.verbs4j.endpoint.Endpoints;
+import org.verbs4j.endpoint.RdmaEndpoint;
+
+/**
+ * A byte-stream channel over a verbs4j {@link RdmaEndpoint}: what {@code NioSocketChannel} is over a TCP socket,
+ * on any RDMA fabric (the address is an rdma_cm address: an IP address of an RDMA device's net device).
+ *
+ * <pre>{@code
+ * EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+ * Channel ch = new Bootstrap().group(group).channel(RdmaChannel.class)
+ *         .handler(new MyHandler())
+ *         .connect(new InetSocketAddress("10.0.0.1", 7471)).sync().channel();
+ * ch.writeAndFlush(Unpooled.wrappedBuffer(bytes));
+ * }</pre>
+ *
+ * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes into the endpoint's registered send
+ * slots, several small writes into one slot and a large write over several, and posts the slots it filled as one
+ * chain of sends (one doorbell, {@link RdmaEndpoint#trySendBatch}); a
+ * write's promise completes when its last byte is posted. Sends need a free slot and a send credit (a posted
+ * receive at the peer); without one the bytes wait in the channel's outbound buffer, whose size drives
+ * {@link #isWritable()} through the write-buffer water marks: a peer that does not read makes the channel
+ * unwritable, the bounded back-pressure of a TCP channel.
+ *
+ * <p><b>Reads.</b> Each message received becomes one {@link ByteBuf} (from the channel's allocator), fired in
+ * order; a poll's batch ends with {@code channelReadComplete}. With auto-read off, a {@code read()} delivers one
+ * batch; unread messages keep their receive slots, so the peer runs out of credits and stops.
+ *
+ * <p><b>Closing.</b> {@code close()} and {@code shutdownOutput()} send an empty message, the end of the stream,
+ * when a send credit is there (a message of this transport is never empty otherwise). The peer then closes
+ * ({@code channelInactive}), or with {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires
+ * {@link ChannelInputShutdownEvent} and stays writable. A connection lost without that message (the peer's
+ * process died, the link went down, the peer closed with no credit left) fires {@code exceptionCaught} with an
+ * {@link IOException}, then {@code channelInactive}.
+ *
+ * <p>Not yet: RDMA READ/WRITE rendezvous for large writes, a registered-memory {@code ByteBufAllocator}
+ * (writes and reads are copied once, into and out of the registered slots), binding a client to a local address,
+ * and the accepted channel's remote address ({@code null}).
+ */
+public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    /** How long a close waits for its end-of-stream message to complete (it is acknowledged, so delivered). */
+    private static final long FIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /**
+     * Connecting blocks (rdma_cm address and route resolution, the connection, the first credit exchange), so it
+     * runs here and the result goes back to the channel's event loop.
+     */
+    private static final ExecutorService CONNECTOR = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "verbs4j-netty-connect");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final RdmaChannelConfig config;
+    private volatile boolean open = true;
+    private volatile boolean active;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+
+    // the rest is the event loop's
+    private RdmaEndpoint endpoint;
+    private IoRegistration registration;
+    private WorkCompletions sendWc;
+    private WorkCompletions recvWc;
+    private int sendDepth;
+    /** The lengths of the slots a flush fills, posted as one chain. */
+    private int[] lengths;
+    private int slotBytes;
+    private int nextSlot;
+    private int freeSlots;
+    private boolean writePending;
+    private boolean readPending;
+    private boolean finPending;
+    private boolean finSent;
+    private boolean finReceived;
+    private boolean broken;
+    private ChannelPromise connectPromise;
+
+    /** A client channel; {@code Bootstrap.channel(RdmaChannel.class)} makes it. */
+    public RdmaChannel() {
+        super(null);
+        this.config = new RdmaChannelConfig(this);
+    }
+
+    /** An accepted channel over a connected endpoint. */
+    RdmaChannel(RdmaServerChannel parent, RdmaEndpoint endpoint, InetSocketAddress local) {
+        super(parent);
+        this.config = new RdmaChannelConfig(this);
+        this.local = local;
+        attach(endpoint);
+    }
+
+    private void attach(RdmaEndpoint ep) {
+        EndpointOptions o = ep.options();
+        this.endpoint = ep;
+        this.sendDepth = o.sendDepth();
+        this.freeSlots = sendDepth;
+        this.lengths = new int[sendDepth];
+        // a message must fit this side's send slot and the peer's receive slot
+        this.slotBytes = Math.min(o.messageSize(), ep.peerMessageSize());
+        this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
+        this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
+        config.setEndpointOptions(o);
+        this.active = true;
+    }
+
+    @Override
+    public RdmaChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public RdmaServerChannel parent() {
+        return (RdmaServerChannel) super.parent();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && active;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    /** {@return the endpoint under the channel, or null before it connected} Use it on the event loop only. */
+    RdmaEndpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(RdmaUnsafe.class);
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaUnsafe();
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
+            if (f.isSuccess()) {
+                registration = (IoRegistration) f.getNow();
+                promise.setSuccess();
+            } else {
+                promise.setFailure(f.cause());
+            }
+        });
+    }
+
+    @Override
+    protected void doDeregister() {
+        IoRegistration r = registration;
+        if (r != null) {
+            registration = null;
+            r.cancel();
+        }
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("an RdmaChannel cannot bind a local address yet: rdma_cm picks the "
+                + "device and port from the route to the peer");
+    }
+
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        boolean wasOpen = open;
+        open = false;
+        active = false;
+        if (connectPromise != null) {
+            connectPromise.tryFailure(new ClosedChannelException());
+            connectPromise = null;
+        }
+        RdmaEndpoint ep = endpoint;
+        if (ep != null && !ep.isClosed()) {
+            // the end of stream, unless the connection is gone or the peer closed all of it (not half)
+            if (!broken && !finSent && !(finReceived && !config.isAllowHalfClosure())) {
+                try {
+                    sendFinAndWait(ep);
+                } catch (RuntimeException e) {
+                    LOG.debug("{}: the end-of-stream message did not go out", this, e);
+                }
+            }
+            try {
+                ep.close();
+            } catch (RuntimeException e) {
+                LOG.debug("{}: closing its endpoint", this, e);
+            }
+        }
+        if (sendWc != null) {
+            sendWc.close();
+            recvWc.close();
+            sendWc = null;
+            recvWc = null;
+        }
+        if (wasOpen && parent() != null) {
+            parent().childClosed();
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + StringUtil.simpleClassName(msg)
+                + " (an RdmaChannel writes ByteBufs)");
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws IOException {
+        try {
+            write(in);
+        } catch (UncheckedIOException e) {
+            throw e.getCause(); // an IOException: Netty fails the writes and closes the channel (auto-close)
+        }
+    }
+
+    /**
+     * Fills as many send slots as there are free slots and credits, then posts them all at once (one doorbell),
+     * until the outbound buffer is empty or nothing more may go.
+     */
+    private void write(ChannelOutboundBuffer in) {
+        RdmaEndpoint ep = endpoint;
+        reapSends(ep);
+        for (;;) {
+            if (in.current() == null) {
+                writePending = false;
+                return;
+            }
+            int room = (int) Math.min(freeSlots, ep.sendCredits());
+            if (room <= 0) {
+                writePending = true;
+                return;
+            }
+            int filled = 0;
+            int slot = nextSlot;
+            while (filled < room && in.current() != null) {
+                ByteBuffer dst = ep.sendSlot(slot);
+                dst.limit(slotBytes);
+                Object msg;
+                while (dst.hasRemaining() && (msg = in.current()) != null) {
+                    ByteBuf buf = (ByteBuf) msg;
+                    int readable = buf.readableBytes();
+                    if (readable == 0) {
+                        in.remove();
+                        continue;
+                    }
+                    int n = Math.min(readable, dst.remaining());
+                    dst.limit(dst.position() + n);
+                    buf.getBytes(buf.readerIndex(), dst);
+                    dst.limit(slotBytes);
+                    in.removeBytes(n);
+                }
+                if (dst.position() == 0) {
+                    break; // only empty buffers were left
+                }
+                lengths[filled++] = dst.position();
+                slot = slot + 1 == sendDepth ? 0 : slot + 1;
+            }
+            if (filled > 0) {
+                postBatch(ep, filled);
+            }
+        }
+    }
+
+    private void postBatch(RdmaEndpoint ep, int count) {
+        int posted = ep.trySendBatch(nextSlot, lengths, count);
+        if (posted != count) {
+            throw new IllegalStateException(this + ": " + posted + " of " + count + " sends posted although the credits "
+                    + "and slots were counted");
+        }
+        nextSlot = (nextSlot + count) % sendDepth;
+        freeSlots -= count;
+    }
+
+    private boolean canSend(RdmaEndpoint ep) {
+        return freeSlots > 0 && ep.sendCredits() > 0;
+    }
+
+    private void post(RdmaEndpoint ep, int slot, int length) {
+        if (!ep.trySend(slot, length)) {
+            throw new IllegalStateException(this + ": no send credit although one was counted");
+        }
+        nextSlot = slot + 1 == sendDepth ? 0 : slot + 1;
+        freeSlots--;
+    }
+
+    /** Frees the slots of completed sends; throws on a failed one (the connection is broken). */
+    private int reapSends(RdmaEndpoint ep) {
+        int n = ep.pollSend(sendWc);
+        for (int i = 0; i < n; i++) {
+            if (!sendWc.ok(i)) {
+                throw new UncheckedIOException(new ConnectionLost(this + ": a send failed with " + status(sendWc, i)
+                        + ": the connection to the peer is lost"));
+            }
+        }
+        freeSlots += n;
+        return n;
+    }
+
+    private static String status(WorkCompletions wc, int i) {
+        WcStatus st = wc.status(i);
+        return st == null ? "status " + wc.statusValue(i) : st.name();
+    }
+
+    /** Sends the end-of-stream (an empty message) and waits a little for its completion. */
+    private void sendFinAndWait(RdmaEndpoint ep) {
+        reapSends(ep);
+        if (!canSend(ep)) {
+            return; // the peer reads nothing more: it will see the connection end instead
+        }
+        post(ep, nextSlot, 0);
+        finSent = true;
+        long deadline = System.nanoTime() + FIN_WAIT_NANOS;
+        while (freeSlots < sendDepth && System.nanoTime() - deadline < 0) {
+            if (reapSends(ep) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private void sendFin(RdmaEndpoint ep) {
+        post(ep, nextSlot, 0);
+        finSent = true;
+        finPending = false;
+    }
+
+    private int readBatch(RdmaEndpoint ep) {
+        int n = ep.pollReceive(recvWc);
+        if (n == 0) {
+            return 0;
+        }
+        readPending = false;
+        ChannelPipeline p = pipeline();
+        boolean delivered = false;
+        for (int i = 0; i < n; i++) {
+            if (!recvWc.ok(i)) {
+                if (delivered) {
+                    p.fireChannelReadComplete();
+                }
+                lost(recvWc, i);
+                return n;
+            }
+            int slot = (int) recvWc.wrId(i);
+            ByteBuffer m = ep.message(recvWc, i);
+            int length = m.remaining();
+            if (length == 0) {
+                if (delivered) {
+                    p.fireChannelReadComplete();
+                }
+                endOfStream(ep, slot);
+                return n;
+            }
+            if (inputShutdown) {
+                ep.repostReceive(slot); // shut by this side: dropped, as a socket's shut input drops
+                continue;
+            }
+            ByteBuf buf = config.getAllocator().ioBuffer(length);
+            buf.writeBytes(m);
+            ep.repostReceive(slot);
+            delivered = true;
+            p.fireChannelRead(buf);
+            if (!open) {
+                return n; // a handler closed the channel
+            }
+        }
+        if (delivered) {
+            p.fireChannelReadComplete();
+        }
+        return n;
+    }
+
+    private void endOfStream(RdmaEndpoint ep, int slot) {
+        finReceived = true;
+        if (config.isAllowHalfClosure()) {
+            inputShutdown = true;
+            ep.repostReceive(slot);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+            if (finSent || outputShutdown) {
+                unsafe().close(voidPromise());
+            }
+        } else {
+            unsafe().close(voidPromise());
+        }
+    }
+
+    private void lost(WorkCompletions wc, int i) {
+        if (finReceived) {
+            unsafe().close(voidPromise()); // after the peer's end of stream: its close, not a loss
+        } else {
+            broken(new ConnectionLost(this + ": a receive completed with " + status(wc, i) + " before the peer's "
+                    + "end of stream: the connection to the peer is lost (its process ended, its link went down, "
+                    + "or it closed with no send credit left)"));
+        }
+    }
+
+    private void broken(Throwable cause) {
+        if (!open) {
+            return;
+        }
+        broken = true;
+        Throwable t = cause instanceof UncheckedIOException ? cause.getCause()
+                : cause instanceof IOException ? cause : new ConnectionLost(this + ": " + cause.getMessage(), cause);
+        pipeline().fireExceptionCaught(t);
+        unsafe().close(voidPromise());
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            inputShutdown = true;
+            promise.setSuccess();
+        } else {
+            loop.execute(() -> shutdownInput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        EventLoop loop = eventLoop();
+        if (loop.inEventLoop()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else {
+            loop.execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    protected void doShutdownOutput() {
+        outputShutdown = true;
+        RdmaEndpoint ep = endpoint;
+        if (ep == null || finSent) {
+            return;
+        }
+        reapSends(ep);
+        if (canSend(ep)) {
+            sendFin(ep);
+        } else {
+            finPending = true;
+        }
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown();
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelPromise input = newPromise();
+        shutdownInput(input);
+        input.addListener(f -> shutdownOutput(promise));
+        return promise;
+    }
+
+    /** The connection to the peer is gone. */
+    static final class ConnectionLost extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ConnectionLost(String message) {
+            super(message);
+        }
+
+        ConnectionLost(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (connectPromise != null) {
+                promise.setFailure(new ConnectionPendingException());
+                return;
+            }
+            if (endpoint != null) {
+                promise.setFailure(new AlreadyConnectedException());
+                return;
+            }
+            if (!(remoteAddress instanceof InetSocketAddress) || localAddress != null) {
+                promise.setFailure(new UnsupportedOperationException(localAddress != null
+                        ? "an RdmaChannel cannot bind a local address yet"
+                        : "an RdmaChannel connects to an InetSocketAddress, not " + remoteAddress));
+                return;
+            }
+            InetSocketAddress to = (InetSocketAddress) remoteAddress;
+            EndpointOptions options = config.getEndpointOptions();
+            connectPromise = promise;
+            CONNECTOR.execute(() -> {
+                RdmaEndpoint ep = null;
+                Throwable failure = null;
+                try {
+                    ep = Endpoints.connect(to, options);
+                } catch (Throwable t) {
+                    failure = t;
+                }
+                RdmaEndpoint made = ep;
+                Throwable cause = failure;
+                try {
+                    eventLoop().execute(() -> connected(to, made, cause, promise));
+                } catch (RejectedExecutionException e) {
+                    if (made != null) {
+                        made.close();
+                    }
+                }
+            });
+        }
+
+        private void connected(InetSocketAddress to, RdmaEndpoint ep, Throwable failure, ChannelPromise promise) {
+            if (connectPromise != promise || !open) {
+                if (ep != null) {
+                    ep.close(); // closed meanwhile
+                }
+                return;
+            }
+            connectPromise = null;
+            if (failure != null) {
+                promise.tryFailure(annotateConnectException(failure, to));
+                closeIfClosed();
+                return;
+            }
+            remote = to;
+            attach(ep);
+            boolean promiseSet = promise.trySuccess();
+            pipeline().fireChannelActive();
+            if (!promiseSet) {
+                close(voidPromise());
+            }
+        }
+
+        @Override
+        public int poll() {
+            RdmaEndpoint ep = endpoint;
+            if (ep == null || !open) {
+                return 0;
+            }
+            try {
+                if (ep.isClosed()) {
+                    broken(new ConnectionLost(RdmaChannel.this + ": its endpoint was closed under it"));
+                    return 1;
+                }
+                int work = reapSends(ep);
+                if (finPending && canSend(ep)) {
+                    sendFin(ep);
+                    work++;
+                }
+                if (writePending && canSend(ep)) {
+                    work++;
+                    super.flush0();
+                }
+                if (open && (readPending || inputShutdown || config.isAutoRead())) {
+                    work += readBatch(ep);
+                }
+                return work;
+            } catch (RuntimeException e) {
+                broken(e);
+                return 1;
+            }
+        }
+
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package org.verbs4j.netty;
+
+import static io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE;
+import static io.netty.channel.ChannelOption.SO_KEEPALIVE;
+import static io.netty.channel.ChannelOption.TCP_NODELAY;
+import static org.verbs4j.netty.RdmaChannelOption.ENDPOINT_OPTIONS;
+import static org.verbs4j.netty.RdmaChannelOption.MESSAGE_SIZE;
+import static org.verbs4j.netty.RdmaChannelOption.RECEIVE_DEPTH;
+import static org.verbs4j.netty.RdmaChannelOption.SEND_DEPTH;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelConfig;
+import java.util.Map;
+import org.verbs4j.endpoint.EndpointOptions;
+
+/**
+ * The configuration of {@link RdmaChannel} and {@link RdmaServerChannel}: Netty's common options (auto-read,
+ * allocator, write-buffer water marks, ...), {@link ChannelOption#ALLOW_HALF_CLOSURE}, and the endpoint's shape
+ * ({@link RdmaChannelOption}).
+ *
+ * <p>{@link ChannelOption#SO_KEEPALIVE} and {@link ChannelOption#TCP_NODELAY}, which TCP programs (gRPC-java among
+ * them) set on every channel, are accepted and kept but change nothing: a reliable-connected queue pair detects a
+ * dead peer by its own retries, and a flush posts at once (there is no Nagle delay to turn off).
+ */
+public final class RdmaChannelConfig extends DefaultChannelConfig {
+    private volatile EndpointOptions endpointOptions = EndpointOptions.defaults();
+    private volatile boolean allowHalfClosure;
+    private volatile boolean keepAlive;
+    private volatile boolean noDelay = true;
+
+    RdmaChannelConfig(Channel channel) {
+        super(channel);
+    }
+
+    @Override
+    public Map<ChannelOption<?>, Object> getOptions() {
+        return getOptions(super.getOptions(), ENDPOINT_OPTIONS, MESSAGE_SIZE, SEND_DEPTH, RECEIVE_DEPTH,
+                ALLOW_HALF_CLOSURE, SO_KEEPALIVE, TCP_NODELAY);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) {
+        if (option == ENDPOINT_OPTIONS) {
+            return (T) getEndpointOptions();
+        }
+        if (option == MESSAGE_SIZE) {
+            return (T) Integer.valueOf(endpointOptions.messageSize());
+        }
+        if (option == SEND_DEPTH) {
+            return (T) Integer.valueOf(endpointOptions.sendDepth());
+        }
+        if (option == RECEIVE_DEPTH) {
+            return (T) Integer.valueOf(endpointOptions.receiveDepth());
+        }
+        if (option == ALLOW_HALF_CLOSURE) {
+            return (T) Boolean.valueOf(allowHalfClosure);
+        }
+        if (option == SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(keepAlive);
+        }
+        if (option == TCP_NODELAY) {
+            return (T) Boolean.valueOf(noDelay);
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) {
+        validate(option, value);
+        if (option == ENDPOINT_OPTIONS) {
+            setEndpointOptions((EndpointOptions) value);
+        } else if (option == MESSAGE_SIZE) {
+            endpointOptions = endpointOptions.copy().messageSize((Integer) value);
+        } else if (option == SEND_DEPTH) {
+            endpointOptions = endpointOptions.copy().sendDepth((Integer) value);
+        } else if (option == RECEIVE_DEPTH) {
+            endpointOptions = endpointOptions.copy().receiveDepth((Integer) value);
+        } else if (option == ALLOW_HALF_CLOSURE) {
+            allowHalfClosure = (Boolean) value;
+        } else if (option == SO_KEEPALIVE) {
+            keepAlive = (Boolean) value;
+        } else if (option == TCP_NODELAY) {
+            noDelay = (Boolean) value;
+        } else {
+            return super.setOption(option, value);
+        }
+        return true;
+    }
+
+    /** {@return a copy of the options the channel's endpoint is (or will be) made with} */
+    public EndpointOptions getEndpointOptions() {
+        return endpointOptions.copy();
+    }
+
+    /**
+     * Sets the options the endpoint will be made with (a copy is kept).
+     *
+     * @param options the endpoint's options; not null
+     * @return this configuration
+     */
+    public RdmaChannelConfig setEndpointOptions(EndpointOptions options) {
+        this.endpointOptions = options.copy();
+        return this;
+    }
+
+    /** {@return whether a peer's shutdown of its output leaves this channel open (input shut only)} */
+    public boolean isAllowHalfClosure() {
+        return allowHalfClosure;
+    }
+
+    /**
+     * With {@code true}, the peer's {@code shutdownOutput} fires {@code ChannelInputShutdownEvent} and leaves the
+     * channel open for writing; with {@code false} (default) it closes the channel, as a TCP channel does.
+     *
+     * @param allow whether to allow half-closure
+     * @return this configuration
+     */
+    public RdmaChannelConfig setAllowHalfClosure(boolean allow) {
+        this.allowHalfClosure = allow;
+        return this;
+    }
+}

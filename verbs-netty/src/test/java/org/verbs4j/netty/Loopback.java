@@ -1,0 +1,65 @@
+package org.verbs4j.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Server and client channels on the pure-Java software iWARP device {@code jsiw_lo} (127.0.0.1): the only backend
+ * on this module's test class path, so the tests need no lab, no system property and no root.
+ */
+final class Loopback implements AutoCloseable {
+    static final int MESSAGE_SIZE = 8192;
+    private static final AtomicInteger PORTS = new AtomicInteger(23000 + (int) (ProcessHandle.current().pid() % 400) * 32);
+
+    final EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+    final EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+    final InetSocketAddress address;
+    Channel server;
+
+    /** On the software device, 127.0.0.1. */
+    Loopback() {
+        this("127.0.0.1");
+    }
+
+    /** On the RDMA device whose net device has address {@code ip} (server and client both). */
+    Loopback(String ip) {
+        address = new InetSocketAddress(ip, nextPort());
+    }
+
+    static int nextPort() {
+        return PORTS.getAndIncrement();
+    }
+
+    /** Binds a server whose accepted channels get {@code child}. */
+    Loopback serve(ChannelHandler child, boolean halfClosure) throws InterruptedException {
+        server = new ServerBootstrap().group(serverGroup).channel(RdmaServerChannel.class)
+                .option(RdmaChannelOption.MESSAGE_SIZE, MESSAGE_SIZE)
+                .childOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, halfClosure)
+                .childHandler(child)
+                .bind(address).sync().channel();
+        return this;
+    }
+
+    Bootstrap client(ChannelHandler handler) {
+        return new Bootstrap().group(clientGroup).channel(RdmaChannel.class)
+                .option(RdmaChannelOption.MESSAGE_SIZE, MESSAGE_SIZE)
+                .handler(handler);
+    }
+
+    Channel connect(ChannelHandler handler) throws InterruptedException {
+        return client(handler).connect(address).sync().channel();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+        serverGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+    }
+}

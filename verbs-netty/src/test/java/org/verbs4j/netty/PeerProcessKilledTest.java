@@ -1,0 +1,80 @@
+package org.verbs4j.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A peer process killed (SIGKILL) while it streams to this JVM's server channel: the accepted channel's pipeline
+ * gets an {@link IOException} and {@code channelInactive} within a bounded time, on the software iWARP device.
+ */
+@Timeout(60)
+class PeerProcessKilledTest {
+
+    @Test
+    void aKilledPeerProcessIsAnExceptionThenInactive() throws Exception {
+        AtomicLong bytes = new AtomicLong();
+        CountDownLatch streaming = new CountDownLatch(1);
+        CountDownLatch inactive = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        ChannelInboundHandlerAdapter sink = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (bytes.addAndGet(((ByteBuf) msg).readableBytes()) > 1 << 20) {
+                    streaming.countDown();
+                }
+                ((ByteBuf) msg).release();
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                failure.compareAndSet(null, cause);
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                inactive.countDown();
+            }
+        };
+        try (Loopback lo = new Loopback().serve(sink, false)) {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            Process peer = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                    StreamingPeer.class.getName(), lo.address.getHostString(), String.valueOf(lo.address.getPort()))
+                    .redirectErrorStream(true).start();
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+                String line;
+                while ((line = out.readLine()) != null && !line.equals("connected")) {
+                    System.out.println("peer: " + line);
+                }
+                assertEquals("connected", line, "the peer process did not connect");
+                assertTrue(streaming.await(20, TimeUnit.SECONDS), "the peer did not stream: " + bytes.get() + " bytes");
+                peer.destroyForcibly();
+                long t0 = System.nanoTime();
+                assertTrue(inactive.await(20, TimeUnit.SECONDS), "no channelInactive within 20 s of the kill");
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                System.out.printf("killed peer: exception and channelInactive after %d ms, %d bytes read%n", ms, bytes.get());
+                assertNotNull(failure.get(), "no exceptionCaught before channelInactive");
+                assertInstanceOf(IOException.class, failure.get());
+            } finally {
+                peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
