@@ -126,7 +126,8 @@ class HostilePeersIT {
 
     @Test
     void halfOpenConnectionsAreBoundedAndDroppedAtTheirDeadline() throws Exception {
-        Duration deadline = Duration.ofSeconds(40);
+        // 60 s: in a loaded lab VM the server took over 25 s to close the 284 beyond the limit
+        Duration deadline = Duration.ofSeconds(60);
         EndpointOptions o = manual(deadline, 16);
         InetSocketAddress at = EndpointIT.next("rxe");
         try (EndpointServer server = Endpoints.listen(at, o.copy().backlog(512))) {
@@ -140,7 +141,7 @@ class HostilePeersIT {
             long t0 = System.nanoTime();
             // the server closes those beyond the limit as it accepts them: well before the others' deadline
             List<Socket> left = new ArrayList<>(many);
-            while (left.size() > 16 && System.nanoTime() - t0 < Duration.ofSeconds(25).toNanos()) {
+            while (left.size() > 16 && System.nanoTime() - t0 < Duration.ofSeconds(45).toNanos()) {
                 List<Socket> still = new ArrayList<>();
                 for (Socket s : left) {
                     if (!closedWithin(s, 10)) {
@@ -153,7 +154,7 @@ class HostilePeersIT {
             assertEquals(16, left.size(), "open after " + ms + " ms: the pending ones, no more");
             System.out.printf("manual endpoint on rxe0: 284 of 300 half-open connections closed within %d ms%n", ms);
             for (int i = 0; i < left.size(); i++) {
-                assertTrue(closedWithin(left.get(i), 60_000), "pending connection " + i + " closed by its deadline");
+                assertTrue(closedWithin(left.get(i), 80_000), "pending connection " + i + " closed by its deadline");
             }
             long closed = System.nanoTime() - opened;
             assertTrue(closed >= deadline.minusSeconds(1).toNanos(), "closed at the deadline, not before: "
