@@ -1,0 +1,194 @@
+package org.verbs4j.examples.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.verbs4j.netty.RdmaChannel;
+import org.verbs4j.netty.RdmaChannelOption;
+import org.verbs4j.netty.RdmaIoHandler;
+import org.verbs4j.netty.RdmaServerChannel;
+
+/**
+ * Netty's echo over RDMA, with verbs4j's transport ({@code org.verbs4j.netty}): the server writes back what it
+ * reads; the client sends {@code COUNT} messages of {@code SIZE} random bytes one after the other, checks each echo
+ * byte for byte and prints the round-trip times.
+ *
+ * <pre>
+ * netty-echo server [-p PORT] [ADDRESS]                 (default 127.0.0.1: the software iWARP device jsiw_lo)
+ * netty-echo client [-p PORT] [-s SIZE] [-n COUNT] [ADDRESS]
+ * </pre>
+ */
+public final class NettyEcho {
+    private static final String USAGE = "usage: netty-echo server [-p PORT] [ADDRESS]\n"
+            + "       netty-echo client [-p PORT] [-s SIZE] [-n COUNT] [ADDRESS]\n"
+            + "ADDRESS: an IP address of an RDMA device's net device (default 127.0.0.1, the software device jsiw_lo);"
+            + " PORT 7480, SIZE 65536, COUNT 100";
+
+    private NettyEcho() {
+    }
+
+    /**
+     * Runs the server or the client.
+     *
+     * @param args {@code server} or {@code client}, then the options
+     */
+    public static void main(String[] args) {
+        if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"))) {
+            System.out.println(USAGE);
+            return;
+        }
+        int port = 7480;
+        int size = 65536;
+        int count = 100;
+        String address = "127.0.0.1";
+        try {
+            if (args.length == 0 || !(args[0].equals("server") || args[0].equals("client"))) {
+                throw new IllegalArgumentException("say server or client");
+            }
+            for (int i = 1; i < args.length; i++) {
+                switch (args[i]) {
+                    case "-p" -> port = Integer.parseInt(args[++i]);
+                    case "-s" -> size = Integer.parseInt(args[++i]);
+                    case "-n" -> count = Integer.parseInt(args[++i]);
+                    default -> {
+                        if (args[i].startsWith("-") || i != args.length - 1) {
+                            throw new IllegalArgumentException("unknown argument " + args[i]);
+                        }
+                        address = args[i];
+                    }
+                }
+            }
+            if (size < 1 || count < 1) {
+                throw new IllegalArgumentException("SIZE and COUNT must be at least 1");
+            }
+        } catch (RuntimeException e) {
+            System.err.println("netty-echo: " + e.getMessage() + "\n" + USAGE);
+            System.exit(2);
+        }
+        InetSocketAddress at = new InetSocketAddress(address, port);
+        try {
+            if (args[0].equals("server")) {
+                server(at);
+            } else {
+                client(at, size, count);
+            }
+        } catch (Exception e) {
+            System.err.println("netty-echo " + args[0] + ": " + e);
+            System.exit(1);
+        }
+    }
+
+    /** Writes back what it reads; one flush per read batch. */
+    @ChannelHandler.Sharable
+    static final class EchoHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            System.err.println("netty-echo server: " + ctx.channel() + ": " + cause.getMessage());
+            ctx.close();
+        }
+    }
+
+    static void server(InetSocketAddress at) throws InterruptedException {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        try {
+            Channel server = bind(group, at);
+            System.out.println("netty-echo server: listening on " + server.localAddress() + ", waiting for a connection");
+            server.closeFuture().sync();
+        } finally {
+            group.shutdownGracefully();
+        }
+    }
+
+    /** The echo server's channel, bound to {@code at}: 16 KiB slots, an {@link EchoHandler} per connection. */
+    static Channel bind(EventLoopGroup group, InetSocketAddress at) throws InterruptedException {
+        return new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .option(RdmaChannelOption.MESSAGE_SIZE, 16384)
+                .childHandler(new EchoHandler())
+                .bind(at).sync().channel();
+    }
+
+    /** Sends one message at a time and completes {@link #echoed} when its bytes all came back. */
+    static final class Client extends ChannelInboundHandlerAdapter {
+        final byte[] received;
+        int filled;
+        CompletableFuture<byte[]> echoed = new CompletableFuture<>();
+
+        Client(int size) {
+            received = new byte[size];
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            int n = Math.min(b.readableBytes(), received.length - filled);
+            b.readBytes(received, filled, n);
+            filled += n;
+            b.release();
+            if (filled == received.length) {
+                filled = 0;
+                echoed.complete(received.clone());
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            echoed.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+
+    static void client(InetSocketAddress at, int size, int count) throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        try {
+            Client handler = new Client(size);
+            Channel ch = new Bootstrap().group(group).channel(RdmaChannel.class)
+                    .option(RdmaChannelOption.MESSAGE_SIZE, 16384)
+                    .handler(handler)
+                    .connect(at).sync().channel();
+            System.out.println("netty-echo client: connected to " + ch.remoteAddress() + " over RDMA");
+            Random random = new Random(size);
+            long[] rtt = new long[count];
+            for (int i = 0; i < count; i++) {
+                byte[] sent = new byte[size];
+                random.nextBytes(sent);
+                long t0 = System.nanoTime();
+                ch.writeAndFlush(Unpooled.wrappedBuffer(sent));
+                byte[] got = handler.echoed.get(30, TimeUnit.SECONDS);
+                rtt[i] = System.nanoTime() - t0;
+                handler.echoed = new CompletableFuture<>();
+                if (!Arrays.equals(sent, got)) {
+                    throw new IllegalStateException("echo " + i + " differs from what was sent");
+                }
+            }
+            ch.close().sync();
+            Arrays.sort(rtt);
+            System.out.printf("netty-echo client: %d echoes of %d bytes, every byte checked; round trip min %.1f us, "
+                    + "median %.1f us, max %.1f us%n", count, size, rtt[0] / 1e3, rtt[count / 2] / 1e3,
+                    rtt[count - 1] / 1e3);
+        } finally {
+            group.shutdownGracefully();
+        }
+    }
+}

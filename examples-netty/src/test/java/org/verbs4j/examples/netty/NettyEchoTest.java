@@ -1,0 +1,29 @@
+package org.verbs4j.examples.netty;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.verbs4j.netty.RdmaIoHandler;
+
+/** netty-echo's server and client in one JVM on the software iWARP device (127.0.0.1): every echo checked. */
+@Timeout(60)
+class NettyEchoTest {
+
+    @Test
+    void echoesAreChecked() throws Exception {
+        InetSocketAddress at = new InetSocketAddress("127.0.0.1", 24000 + (int) (ProcessHandle.current().pid() % 1000));
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        try {
+            Channel server = NettyEcho.bind(group, at);
+            NettyEcho.client(at, 100_000, 5);   // throws when an echo differs
+            NettyEcho.client(at, 1, 50);
+            server.close().sync();
+        } finally {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+        }
+    }
+}
