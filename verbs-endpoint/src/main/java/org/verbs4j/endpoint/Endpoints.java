@@ -109,6 +109,7 @@ public final class Endpoints {
             ep.postAllReceives();
             byte[] reply = id.connect(connectionParameters(s.fabric, o, ep.localHandshake(0).encode()), o.timeout());
             ep.applyPeer(Handshake.decode(reply, address.toString()), address.toString());
+            ep.recordAddresses(id);
             ep.creditHandshake(true);
             return ep;
         } catch (RuntimeException e) {

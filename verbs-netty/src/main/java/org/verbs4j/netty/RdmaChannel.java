@@ -121,7 +121,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     RdmaChannel(RdmaServerChannel parent, RdmaEndpoint endpoint, InetSocketAddress local) {
         super(parent);
         this.config = new RdmaChannelConfig(this);
-        this.local = local;
+        this.local = endpoint.localAddress() != null ? endpoint.localAddress() : local;
+        this.remote = endpoint.remoteAddress();
         attach(endpoint);
     }
 
@@ -626,7 +627,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 closeIfClosed();
                 return;
             }
-            remote = to;
+            remote = ep.remoteAddress() != null ? ep.remoteAddress() : to;
+            local = ep.localAddress();
             attach(ep);
             boolean promiseSet = promise.trySuccess();
             pipeline().fireChannelActive();

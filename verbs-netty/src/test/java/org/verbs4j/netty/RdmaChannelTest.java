@@ -459,4 +459,24 @@ class RdmaChannelTest {
             assertFalse(f.channel().isOpen());
         }
     }
+
+    /**
+     * Both channels know both ends, as NIO's do: the accepted channel's remote address is where the client connected
+     * from (the endpoint reports what its rdma_cm id knows), its local address the server's.
+     */
+    @Test
+    void bothChannelsKnowBothAddresses() throws Exception {
+        Watch serverSide = new Watch();
+        try (Loopback lo = new Loopback().serve(serverSide, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(new Watch());
+            RdmaChannel child = (RdmaChannel) serverSide.active.get(10, TimeUnit.SECONDS);
+            assertEquals(lo.address, ch.remoteAddress());
+            assertNotNull(ch.localAddress(), "the client's local address");
+            assertEquals(lo.address.getAddress(), ch.localAddress().getAddress());
+            assertTrue(ch.localAddress().getPort() > 0, "the client's port: " + ch.localAddress());
+            assertEquals(ch.localAddress(), child.remoteAddress(), "the accepted channel's peer is the client");
+            assertEquals(lo.address, child.localAddress());
+            ch.close().sync();
+        }
+    }
 }
