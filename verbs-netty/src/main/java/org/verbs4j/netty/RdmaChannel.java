@@ -7,6 +7,7 @@ import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
@@ -25,6 +26,7 @@ import java.nio.channels.ConnectionPendingException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,6 +112,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private boolean finReceived;
     private boolean broken;
     private ChannelPromise connectPromise;
+    /** {@code CONNECT_TIMEOUT_MILLIS}'s task while a connect is pending, or null. */
+    private ScheduledFuture<?> connectTimeout;
 
     /** A client channel; {@code Bootstrap.channel(RdmaChannel.class)} makes it. */
     public RdmaChannel() {
@@ -240,6 +244,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         if (connectPromise != null) {
             connectPromise.tryFailure(new ClosedChannelException());
             connectPromise = null;
+        }
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+            connectTimeout = null;
         }
         RdmaEndpoint ep = endpoint;
         if (ep != null && !ep.isClosed()) {
@@ -594,6 +602,16 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             InetSocketAddress to = (InetSocketAddress) remoteAddress;
             EndpointOptions options = config.getEndpointOptions();
             connectPromise = promise;
+            int timeoutMillis = config.getConnectTimeoutMillis();
+            if (timeoutMillis > 0) {
+                // Netty's own time-out, as NIO's: the promise fails, the channel closes, a late endpoint is closed
+                connectTimeout = eventLoop().schedule(() -> {
+                    if (connectPromise == promise && promise.tryFailure(new ConnectTimeoutException(
+                            "connection timed out after " + timeoutMillis + " ms: " + to))) {
+                        close(voidPromise());
+                    }
+                }, timeoutMillis, TimeUnit.MILLISECONDS);
+            }
             CONNECTOR.execute(() -> {
                 RdmaEndpoint ep = null;
                 Throwable failure = null;
@@ -615,6 +633,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
 
         private void connected(InetSocketAddress to, RdmaEndpoint ep, Throwable failure, ChannelPromise promise) {
+            if (connectTimeout != null && connectPromise == promise) {
+                connectTimeout.cancel(false);
+                connectTimeout = null;
+            }
             if (connectPromise != promise || !open) {
                 if (ep != null) {
                     ep.close(); // closed meanwhile

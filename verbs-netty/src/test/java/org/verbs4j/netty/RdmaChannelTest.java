@@ -479,4 +479,26 @@ class RdmaChannelTest {
             ch.close().sync();
         }
     }
+
+    /**
+     * {@code CONNECT_TIMEOUT_MILLIS} bounds a connect that hangs: a TCP listener that takes the connection but never
+     * answers the iWARP (MPA) request, while the endpoint's own time-out is far longer.
+     */
+    @Test
+    void connectTimeoutMillisFailsAHangingConnect() throws Exception {
+        try (Loopback lo = new Loopback();
+                java.net.ServerSocket mute = new java.net.ServerSocket(lo.address.getPort(), 4, lo.address.getAddress())) {
+            long start = System.nanoTime();
+            io.netty.channel.ChannelFuture f = lo.client(new ChannelInboundHandlerAdapter())
+                    .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 300)
+                    .option(RdmaChannelOption.ENDPOINT_OPTIONS, org.verbs4j.endpoint.EndpointOptions.defaults()
+                            .messageSize(Loopback.MESSAGE_SIZE).timeout(java.time.Duration.ofSeconds(20)))
+                    .connect(lo.address);
+            assertTrue(f.await(10, TimeUnit.SECONDS), "the connect did not end within 10 s");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertInstanceOf(io.netty.channel.ConnectTimeoutException.class, f.cause());
+            assertTrue(millis >= 250 && millis < 5000, "failed after " + millis + " ms");
+            assertTrue(f.channel().closeFuture().await(5, TimeUnit.SECONDS));
+        }
+    }
 }
