@@ -23,11 +23,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.WcStatus;
@@ -76,9 +78,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** How long a close waits for its end-of-stream message to complete (it is acknowledged, so delivered). */
     private static final long FIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** How long a close without a send credit sleeps between looks for one. */
+    private static final long CREDIT_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /**
      * Connecting blocks (rdma_cm address and route resolution, the connection, the first credit exchange), so it
-     * runs here and the result goes back to the channel's event loop.
+     * runs here and the result goes back to the channel's event loop. A close that waits for a send credit for its
+     * end-of-stream message runs here as well.
      */
     private static final ExecutorService CONNECTOR = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "verbs4j-netty-connect");
@@ -111,6 +116,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private boolean finSent;
     private boolean finReceived;
     private boolean broken;
+    /** Set when a close waits off the loop for a credit (then the closing thread owns the endpoint). */
+    private boolean closeWaitsForCredit;
+    private boolean closeDone;
     private ChannelPromise connectPromise;
     /** {@code CONNECT_TIMEOUT_MILLIS}'s task while a connect is pending, or null. */
     private ScheduledFuture<?> connectTimeout;
@@ -238,7 +246,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected void doClose() {
-        boolean wasOpen = open;
+        boolean wasOpen = !closeDone;
+        closeDone = true;
         open = false;
         active = false;
         if (connectPromise != null) {
@@ -251,10 +260,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
         RdmaEndpoint ep = endpoint;
         if (ep != null && !ep.isClosed()) {
-            // the end of stream, unless the connection is gone or the peer closed all of it (not half)
-            if (!broken && !finSent && !(finReceived && !config.isAllowHalfClosure())) {
+            if (finDue()) {
                 try {
-                    sendFinAndWait(ep);
+                    sendFinAndWait(ep, closeWaitsForCredit ? ep.options().timeout().toNanos() : 0);
                 } catch (RuntimeException e) {
                     LOG.debug("{}: the end-of-stream message did not go out", this, e);
                 }
@@ -387,11 +395,26 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return st == null ? "status " + wc.statusValue(i) : st.name();
     }
 
-    /** Sends the end-of-stream (an empty message) and waits a little for its completion. */
-    private void sendFinAndWait(RdmaEndpoint ep) {
+    /** {@return whether a close sends the end of stream: not when the connection is gone or the peer closed all of it} */
+    private boolean finDue() {
+        return !broken && !finSent && !(finReceived && !config.isAllowHalfClosure());
+    }
+
+    /**
+     * Sends the end-of-stream (an empty message), waiting up to {@code creditWaitNanos} for a send credit (the
+     * peer returns one when it reads), then waits a little for its completion. Without a credit in time, or once the
+     * connection fails, it gives up: the peer will see the connection end instead.
+     */
+    private void sendFinAndWait(RdmaEndpoint ep, long creditWaitNanos) {
         reapSends(ep);
-        if (!canSend(ep)) {
-            return; // the peer reads nothing more: it will see the connection end instead
+        long creditDeadline = System.nanoTime() + creditWaitNanos;
+        while (!canSend(ep)) {
+            if (System.nanoTime() - creditDeadline >= 0 || receiveFailed(ep)) {
+                LOG.debug("{}: no send credit for the end-of-stream message", this);
+                return;
+            }
+            LockSupport.parkNanos(CREDIT_POLL_NANOS);
+            reapSends(ep);
         }
         post(ep, nextSlot, 0);
         finSent = true;
@@ -401,6 +424,20 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 Thread.onSpinWait();
             }
         }
+    }
+
+    /**
+     * While a close waits for a credit: drops what arrives (the channel no longer reads), and tells whether a
+     * receive failed, which means the connection is gone and no credit will come.
+     */
+    private boolean receiveFailed(RdmaEndpoint ep) {
+        int n = ep.pollReceive(recvWc);
+        for (int i = 0; i < n; i++) {
+            if (!recvWc.ok(i)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void sendFin(RdmaEndpoint ep) {
@@ -687,6 +724,32 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 broken(e);
                 return 1;
             }
+        }
+
+        /**
+         * A close whose end-of-stream message has no send credit yet waits for one off the event loop, bounded by
+         * the endpoint's time-out: the peer reads (with auto-read off, maybe much later), returns credits, then gets
+         * the end of stream after all the data. The loop no longer polls the channel meanwhile.
+         */
+        @Override
+        protected Executor prepareToClose() {
+            RdmaEndpoint ep = endpoint;
+            if (ep == null || ep.isClosed() || !finDue()) {
+                return null;
+            }
+            try {
+                reapSends(ep);
+            } catch (RuntimeException e) {
+                broken = true; // a send failed: no end of stream to send
+                return null;
+            }
+            if (canSend(ep)) {
+                return null; // it goes at once, on the loop
+            }
+            closeWaitsForCredit = true;
+            open = false; // poll() leaves the endpoint to the closing thread from here on
+            active = false;
+            return CONNECTOR;
         }
 
         @Override

@@ -501,4 +501,68 @@ class RdmaChannelTest {
             assertTrue(f.channel().closeFuture().await(5, TimeUnit.SECONDS));
         }
     }
+
+    /**
+     * A writer that has used every send credit closes while the reader, auto-read off, reads nothing: the close waits
+     * for a credit, so once the reader reads it gets all the data, then the end of stream (channelInactive, no
+     * exception), not a lost connection.
+     */
+    @Test
+    void aCloseWithoutCreditsStillEndsTheStream() throws Exception {
+        AtomicLong read = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch inactive = new CountDownLatch(1);
+        CompletableFuture<ChannelHandlerContext> child = new CompletableFuture<>();
+        ChannelInboundHandlerAdapter lazy = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRegistered(ChannelHandlerContext ctx) {
+                ctx.channel().config().setAutoRead(false);
+            }
+
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                child.complete(ctx);
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                read.addAndGet(((ByteBuf) msg).readableBytes());
+                ReferenceCountUtil.release(msg);
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                failure.compareAndSet(null, cause);
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                inactive.countDown();
+            }
+        };
+        try (Loopback lo = new Loopback().serve(lazy, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(new ChannelInboundHandlerAdapter());
+            ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
+            int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
+            for (int i = 0; i < depth; i++) {
+                ch.write(Unpooled.wrappedBuffer(random(Loopback.MESSAGE_SIZE, i))); // one slot each
+            }
+            ch.flush();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long credits;
+            while ((credits = ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get()) > 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(0, credits, "the writer has used every credit");
+            io.netty.channel.ChannelFuture closed = ch.close();
+            Thread.sleep(300);
+            assertEquals(0, read.get(), "auto-read off: read before asked");
+            ctx.channel().config().setAutoRead(true);
+            assertTrue(inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
+            assertEquals(null, failure.get(), "the end of stream came, not a lost connection");
+            assertEquals((long) depth * Loopback.MESSAGE_SIZE, read.get(), "all the data before the end");
+            assertTrue(closed.await(10, TimeUnit.SECONDS));
+        }
+    }
 }
