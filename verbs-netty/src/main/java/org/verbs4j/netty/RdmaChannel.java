@@ -70,8 +70,8 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * {@link IOException}, then {@code channelInactive}.
  *
  * <p>Not yet: RDMA READ/WRITE rendezvous for large writes, a registered-memory {@code ByteBufAllocator}
- * (writes and reads are copied once, into and out of the registered slots), binding a client to a local address,
- * and the accepted channel's remote address ({@code null}).
+ * (writes and reads are copied once, into and out of the registered slots). A client's local address
+ * ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
@@ -235,8 +235,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected void doBind(SocketAddress localAddress) {
-        throw new UnsupportedOperationException("an RdmaChannel cannot bind a local address yet: rdma_cm picks the "
-                + "device and port from the route to the peer");
+        throw new UnsupportedOperationException("an RdmaChannel binds its local address when it connects: give it to "
+                + "connect (Bootstrap.localAddress), not to bind");
     }
 
     @Override
@@ -630,13 +630,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 promise.setFailure(new AlreadyConnectedException());
                 return;
             }
-            if (!(remoteAddress instanceof InetSocketAddress) || localAddress != null) {
-                promise.setFailure(new UnsupportedOperationException(localAddress != null
-                        ? "an RdmaChannel cannot bind a local address yet"
-                        : "an RdmaChannel connects to an InetSocketAddress, not " + remoteAddress));
+            if (!(remoteAddress instanceof InetSocketAddress)
+                    || localAddress != null && !(localAddress instanceof InetSocketAddress)) {
+                promise.setFailure(new UnsupportedOperationException("an RdmaChannel connects to an InetSocketAddress "
+                        + "from an InetSocketAddress, not to " + remoteAddress + " from " + localAddress));
                 return;
             }
             InetSocketAddress to = (InetSocketAddress) remoteAddress;
+            InetSocketAddress from = (InetSocketAddress) localAddress;
             EndpointOptions options = config.getEndpointOptions();
             connectPromise = promise;
             int timeoutMillis = config.getConnectTimeoutMillis();
@@ -653,7 +654,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 RdmaEndpoint ep = null;
                 Throwable failure = null;
                 try {
-                    ep = Endpoints.connect(to, options);
+                    ep = Endpoints.connect(to, from, options);
                 } catch (Throwable t) {
                     failure = t;
                 }

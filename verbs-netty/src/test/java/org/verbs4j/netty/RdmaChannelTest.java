@@ -565,4 +565,20 @@ class RdmaChannelTest {
             assertTrue(closed.await(10, TimeUnit.SECONDS));
         }
     }
+
+    /** {@code Bootstrap.localAddress}: the client's connection leaves from that address and port. */
+    @Test
+    void aClientBindsItsLocalAddress() throws Exception {
+        Watch serverSide = new Watch();
+        try (Loopback lo = new Loopback().serve(serverSide, false)) {
+            java.net.InetSocketAddress from = new java.net.InetSocketAddress(lo.address.getAddress(), Loopback.nextPort());
+            RdmaChannel ch = (RdmaChannel) lo.client(new Watch()).localAddress(from).connect(lo.address).sync().channel();
+            RdmaChannel child = (RdmaChannel) serverSide.active.get(10, TimeUnit.SECONDS);
+            assertEquals(from, ch.localAddress());
+            assertEquals(from, child.remoteAddress(), "the server sees the connection come from the bound address");
+            ch.writeAndFlush(Unpooled.copiedBuffer("bound", java.nio.charset.StandardCharsets.US_ASCII)).sync();
+            assertEquals("bound", serverSide.read.poll(10, TimeUnit.SECONDS));
+            ch.close().sync();
+        }
+    }
 }
