@@ -9,8 +9,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
@@ -101,7 +99,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     // the rest is the event loop's
     private RdmaEndpoint endpoint;
-    private IoRegistration registration;
+    private final RdmaRegistration registration = new RdmaRegistration();
     private WorkCompletions sendWc;
     private WorkCompletions recvWc;
     private int sendDepth;
@@ -204,7 +202,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(RdmaUnsafe.class);
+        return RdmaRegistration.isCompatible(loop, RdmaUnsafe.class);
     }
 
     @Override
@@ -214,23 +212,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                registration = (IoRegistration) f.getNow();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
-        });
+        registration.register(eventLoop(), (RdmaUnsafe) unsafe(), promise);
     }
 
     @Override
     protected void doDeregister() {
-        IoRegistration r = registration;
-        if (r != null) {
-            registration = null;
-            r.cancel();
-        }
+        registration.cancel();
     }
 
     @Override
