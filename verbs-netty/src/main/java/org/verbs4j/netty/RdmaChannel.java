@@ -117,6 +117,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** Set when a close waits off the loop for a credit (then the closing thread owns the endpoint). */
     private boolean closeWaitsForCredit;
     private boolean closeDone;
+    /** A repost (its credit update) that failed during a read: the connection is gone, maybe after the end of stream. */
+    private RuntimeException repostFailure;
     private ChannelPromise connectPromise;
     /** {@code CONNECT_TIMEOUT_MILLIS}'s task while a connect is pending, or null. */
     private ScheduledFuture<?> connectTimeout;
@@ -460,12 +462,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 return n;
             }
             if (inputShutdown) {
-                ep.repostReceive(slot); // shut by this side: dropped, as a socket's shut input drops
+                repost(ep, slot); // shut by this side: dropped, as a socket's shut input drops
                 continue;
             }
             ByteBuf buf = config.getAllocator().ioBuffer(length);
             buf.writeBytes(m);
-            ep.repostReceive(slot);
+            repost(ep, slot);
             delivered = true;
             p.fireChannelRead(buf);
             if (!open) {
@@ -478,11 +480,45 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return n;
     }
 
+    /** Posts a receive slot again; a failure is kept for {@link #failed} (reposts stop: the connection is gone). */
+    private void repost(RdmaEndpoint ep, int slot) {
+        if (repostFailure == null) {
+            try {
+                ep.repostReceive(slot);
+            } catch (RuntimeException e) {
+                repostFailure = e;
+            }
+        }
+    }
+
+    /**
+     * The connection failed under this side (a credit update or a send failed). The peer may have ended the stream
+     * first and closed before this side's credit updates for what it read went out: then the receive queue still
+     * holds the rest of the data and the end of stream. Reads them (a bounded number of batches); only when no end of
+     * stream comes is the failure the pipeline's exception.
+     */
+    private void failed(RdmaEndpoint ep, RuntimeException cause) {
+        for (int batch = 0; open && !finReceived && batch < 64; batch++) {
+            int n;
+            try {
+                n = readBatch(ep);
+            } catch (RuntimeException e) {
+                break;
+            }
+            if (n == 0) {
+                break;
+            }
+        }
+        if (!finReceived) {
+            broken(cause);
+        }
+    }
+
     private void endOfStream(RdmaEndpoint ep, int slot) {
         finReceived = true;
         if (config.isAllowHalfClosure()) {
             inputShutdown = true;
-            ep.repostReceive(slot);
+            repost(ep, slot);
             pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
             pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
             if (finSent || outputShutdown) {
@@ -707,9 +743,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 if (open && (readPending || inputShutdown || config.isAutoRead())) {
                     work += readBatch(ep);
                 }
+                if (repostFailure != null && open) {
+                    failed(ep, repostFailure);
+                }
                 return work;
             } catch (RuntimeException e) {
-                broken(e);
+                failed(ep, e);
                 return 1;
             }
         }
