@@ -416,8 +416,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     /**
-     * While a close waits for a credit: drops what arrives (the channel no longer reads), and tells whether a
-     * receive failed, which means the connection is gone and no credit will come.
+     * While a close waits for a credit: drops what arrives (the channel no longer reads) and reposts its slot, so
+     * that a peer closing at the same time gets a credit for its own end of stream; tells whether a receive failed,
+     * which means the connection is gone and no credit will come.
      */
     private boolean receiveFailed(RdmaEndpoint ep) {
         int n = ep.pollReceive(recvWc);
@@ -425,6 +426,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             if (!recvWc.ok(i)) {
                 return true;
             }
+            ep.repostReceive((int) recvWc.wrId(i));
         }
         return false;
     }

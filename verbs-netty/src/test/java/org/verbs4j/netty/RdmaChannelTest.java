@@ -581,4 +581,50 @@ class RdmaChannelTest {
             ch.close().sync();
         }
     }
+
+    /**
+     * Both ends have used every credit, read nothing (auto-read off) and close at once: each close, waiting for a
+     * credit, reposts what it receives, so both ends' end-of-stream messages go and both closes end within seconds,
+     * not after the endpoint's time-out.
+     */
+    @Test
+    void simultaneousClosesWithoutCreditsDoNotWaitForTheTimeOut() throws Exception {
+        CompletableFuture<Channel> child = new CompletableFuture<>();
+        java.util.function.Function<CompletableFuture<Channel>, ChannelHandler> lazy = active ->
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRegistered(ChannelHandlerContext ctx) {
+                        ctx.channel().config().setAutoRead(false);
+                    }
+
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        active.complete(ctx.channel());
+                    }
+                };
+        try (Loopback lo = new Loopback().serve(lazy.apply(child), false)) {
+            RdmaChannel ch = (RdmaChannel) lo.client(lazy.apply(new CompletableFuture<>())).connect(lo.address).sync()
+                    .channel();
+            RdmaChannel other = (RdmaChannel) child.get(10, TimeUnit.SECONDS);
+            for (RdmaChannel c : new RdmaChannel[] {ch, other}) {
+                int depth = c.eventLoop().submit(() -> c.endpoint().peerReceiveDepth()).get();
+                for (int i = 0; i < depth; i++) {
+                    c.write(Unpooled.wrappedBuffer(random(Loopback.MESSAGE_SIZE, i)));
+                }
+                c.flush();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get() > 0
+                    || other.eventLoop().submit(() -> other.endpoint().sendCredits()).get() > 0)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            long start = System.nanoTime();
+            io.netty.channel.ChannelFuture a = ch.close();
+            io.netty.channel.ChannelFuture b = other.close();
+            assertTrue(a.await(10, TimeUnit.SECONDS) && b.await(10, TimeUnit.SECONDS), "the closes did not end");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 5000, "the closes took " + millis + " ms");
+        }
+    }
 }
