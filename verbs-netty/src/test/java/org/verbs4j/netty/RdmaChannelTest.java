@@ -391,33 +391,52 @@ class RdmaChannelTest {
      * the unread messages hold the credits and its outbound buffer passes the high water mark, and each read()
      * delivers one batch; once reading resumes all bytes arrive.
      */
+    /** Auto-read off from its registration: counts what it reads and its batches, records an exception and the end. */
+    static final class LazyReader extends ChannelInboundHandlerAdapter {
+        final AtomicLong read = new AtomicLong();
+        final AtomicInteger batches = new AtomicInteger();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final CountDownLatch inactive = new CountDownLatch(1);
+        final CompletableFuture<ChannelHandlerContext> active = new CompletableFuture<>();
+
+        @Override
+        public void channelRegistered(ChannelHandlerContext ctx) {
+            ctx.channel().config().setAutoRead(false);
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            active.complete(ctx);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            read.addAndGet(((ByteBuf) msg).readableBytes());
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            batches.incrementAndGet();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            failure.compareAndSet(null, cause);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            inactive.countDown();
+        }
+    }
+
     @Test
     void autoReadOffHoldsTheWriterBack() throws Exception {
-        AtomicLong read = new AtomicLong();
-        AtomicInteger batches = new AtomicInteger();
-        CompletableFuture<ChannelHandlerContext> child = new CompletableFuture<>();
-        ChannelInboundHandlerAdapter lazy = new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelRegistered(ChannelHandlerContext ctx) {
-                ctx.channel().config().setAutoRead(false);
-            }
-
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                child.complete(ctx);
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                read.addAndGet(((ByteBuf) msg).readableBytes());
-                ReferenceCountUtil.release(msg);
-            }
-
-            @Override
-            public void channelReadComplete(ChannelHandlerContext ctx) {
-                batches.incrementAndGet();
-            }
-        };
+        LazyReader lazy = new LazyReader();
+        AtomicLong read = lazy.read;
+        AtomicInteger batches = lazy.batches;
+        CompletableFuture<ChannelHandlerContext> child = lazy.active;
         try (Loopback lo = new Loopback().serve(lazy, false)) {
             Channel ch = lo.connect(new ChannelInboundHandlerAdapter());
             ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
@@ -509,37 +528,11 @@ class RdmaChannelTest {
      */
     @Test
     void aCloseWithoutCreditsStillEndsTheStream() throws Exception {
-        AtomicLong read = new AtomicLong();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch inactive = new CountDownLatch(1);
-        CompletableFuture<ChannelHandlerContext> child = new CompletableFuture<>();
-        ChannelInboundHandlerAdapter lazy = new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelRegistered(ChannelHandlerContext ctx) {
-                ctx.channel().config().setAutoRead(false);
-            }
-
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                child.complete(ctx);
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                read.addAndGet(((ByteBuf) msg).readableBytes());
-                ReferenceCountUtil.release(msg);
-            }
-
-            @Override
-            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                failure.compareAndSet(null, cause);
-            }
-
-            @Override
-            public void channelInactive(ChannelHandlerContext ctx) {
-                inactive.countDown();
-            }
-        };
+        LazyReader lazy = new LazyReader();
+        AtomicLong read = lazy.read;
+        AtomicReference<Throwable> failure = lazy.failure;
+        CountDownLatch inactive = lazy.inactive;
+        CompletableFuture<ChannelHandlerContext> child = lazy.active;
         try (Loopback lo = new Loopback().serve(lazy, false)) {
             RdmaChannel ch = (RdmaChannel) lo.connect(new ChannelInboundHandlerAdapter());
             ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
@@ -589,23 +582,10 @@ class RdmaChannelTest {
      */
     @Test
     void simultaneousClosesWithoutCreditsDoNotWaitForTheTimeOut() throws Exception {
-        CompletableFuture<Channel> child = new CompletableFuture<>();
-        java.util.function.Function<CompletableFuture<Channel>, ChannelHandler> lazy = active ->
-                new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRegistered(ChannelHandlerContext ctx) {
-                        ctx.channel().config().setAutoRead(false);
-                    }
-
-                    @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        active.complete(ctx.channel());
-                    }
-                };
-        try (Loopback lo = new Loopback().serve(lazy.apply(child), false)) {
-            RdmaChannel ch = (RdmaChannel) lo.client(lazy.apply(new CompletableFuture<>())).connect(lo.address).sync()
-                    .channel();
-            RdmaChannel other = (RdmaChannel) child.get(10, TimeUnit.SECONDS);
+        LazyReader server = new LazyReader();
+        try (Loopback lo = new Loopback().serve(server, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.client(new LazyReader()).connect(lo.address).sync().channel();
+            RdmaChannel other = (RdmaChannel) server.active.get(10, TimeUnit.SECONDS).channel();
             for (RdmaChannel c : new RdmaChannel[] {ch, other}) {
                 int depth = c.eventLoop().submit(() -> c.endpoint().peerReceiveDepth()).get();
                 for (int i = 0; i < depth; i++) {
