@@ -60,11 +60,12 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * order; a poll's batch ends with {@code channelReadComplete}. With auto-read off, a {@code read()} delivers one
  * batch; unread messages keep their receive slots, so the peer runs out of credits and stops.
  *
- * <p><b>Closing.</b> {@code close()} and {@code shutdownOutput()} send an empty message, the end of the stream,
- * when a send credit is there (a message of this transport is never empty otherwise). The peer then closes
+ * <p><b>Closing.</b> {@code close()} and {@code shutdownOutput()} send an empty message, the end of the stream
+ * (a message of this transport is never empty otherwise), once a send credit is there: a close without one waits
+ * for it off the event loop, up to the endpoint's time-out. The peer then closes
  * ({@code channelInactive}), or with {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires
  * {@link ChannelInputShutdownEvent} and stays writable. A connection lost without that message (the peer's
- * process died, the link went down, the peer closed with no credit left) fires {@code exceptionCaught} with an
+ * process died, the link went down, the peer closed and got no credit in time) fires {@code exceptionCaught} with an
  * {@link IOException}, then {@code channelInactive}.
  *
  * <p>Not yet: RDMA READ/WRITE rendezvous for large writes, a registered-memory {@code ByteBufAllocator}
