@@ -205,6 +205,18 @@ final class RoutedCmId implements CmId {
     }
 
     @Override
+    public InetSocketAddress localAddress() {
+        CmId d = delegate;
+        return d != null ? d.localAddress() : null;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        CmId d = delegate;
+        return d != null ? d.peerAddress() : null;
+    }
+
+    @Override
     public String toString() {
         CmId d = delegate;
         return d != null ? d.toString() : "CmId[not bound yet" + (closed ? ", closed" : "") + "]";

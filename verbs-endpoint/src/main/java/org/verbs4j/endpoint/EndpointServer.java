@@ -200,6 +200,7 @@ public final class EndpointServer implements AutoCloseable {
             ep.applyPeer(theirs, peer);
             id.accept(Endpoints.connectionParameters(s.fabric, options, ep.localHandshake(0).encode()));
             id.awaitEstablished(options.timeout());
+            ep.recordAddresses(id);
             ep.creditHandshake(false);
             prepareSpare();
             return ep;

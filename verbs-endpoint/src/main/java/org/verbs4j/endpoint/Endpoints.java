@@ -61,10 +61,33 @@ public final class Endpoints {
      * @throws org.verbs4j.api.VerbsException when a verb fails while making the endpoint's resources
      */
     public static RdmaEndpoint connect(InetSocketAddress address, EndpointOptions options) {
+        return connect(address, null, options);
+    }
+
+    /**
+     * {@link #connect(InetSocketAddress, EndpointOptions)} from a given local address: with rdma_cm the id is bound
+     * to it first ({@code rdma_bind_addr}), so the connection leaves from that address (and port, unless 0), and
+     * the device that owns the address carries it; with {@link ConnectionMode#MANUAL} the TCP exchange's socket is
+     * bound to it (the device is still {@link EndpointOptions#device(String)}).
+     *
+     * @param address      the listener's IP address and port
+     * @param localAddress this side's IP address and port (port 0: one the system chooses); null: as
+     *                     {@link #connect(InetSocketAddress, EndpointOptions)}, the route's source address
+     * @param options      what the endpoint is made of; copied, so later changes do not reach it
+     * @return the connected endpoint, which the caller closes
+     * @throws IllegalArgumentException when the options do not fit together
+     * @throws EndpointException        when connecting fails or times out, naming the peer and what to check
+     * @throws org.verbs4j.api.cm.CmException with rdma_cm, when {@code rdma_bind_addr} fails (EADDRINUSE,
+     *                                  EADDRNOTAVAIL: no RDMA device has that address)
+     * @throws org.verbs4j.api.VerbsException when a verb fails while making the endpoint's resources
+     */
+    public static RdmaEndpoint connect(InetSocketAddress address, InetSocketAddress localAddress,
+            EndpointOptions options) {
         Objects.requireNonNull(address, "address");
         EndpointOptions o = Objects.requireNonNull(options, "options").copy();
         o.validate();
-        return o.mode() == ConnectionMode.RDMA_CM ? connectCm(address, o) : connectManual(address, o);
+        return o.mode() == ConnectionMode.RDMA_CM ? connectCm(address, localAddress, o)
+                : connectManual(address, localAddress, o);
     }
 
     /**
@@ -88,7 +111,7 @@ public final class Endpoints {
 
     // ---- rdma_cm ----
 
-    private static RdmaEndpoint connectCm(InetSocketAddress address, EndpointOptions o) {
+    private static RdmaEndpoint connectCm(InetSocketAddress address, InetSocketAddress local, EndpointOptions o) {
         EndpointResources s = new EndpointResources();
         s.mode = ConnectionMode.RDMA_CM;
         s.options = o;
@@ -97,6 +120,9 @@ public final class Endpoints {
             s.ownedCm = Rdma.connectionManager();
             CmId id = s.ownedCm.createId();
             s.cmId = id;
+            if (local != null) {
+                id.bind(local); // resolveAddress then keeps it as the source
+            }
             id.resolveAddress(address, o.timeout());
             if (o.fabric().trafficClass() >= 0) {
                 id.setTypeOfService(o.fabric().trafficClass()); // RoCE: the IP TOS (DSCP + ECN) of the connection
@@ -109,6 +135,7 @@ public final class Endpoints {
             ep.postAllReceives();
             byte[] reply = id.connect(connectionParameters(s.fabric, o, ep.localHandshake(0).encode()), o.timeout());
             ep.applyPeer(Handshake.decode(reply, address.toString()), address.toString());
+            ep.recordAddresses(id);
             ep.creditHandshake(true);
             return ep;
         } catch (RuntimeException e) {
@@ -289,14 +316,14 @@ public final class Endpoints {
         return h;
     }
 
-    private static RdmaEndpoint connectManual(InetSocketAddress address, EndpointOptions o) {
+    private static RdmaEndpoint connectManual(InetSocketAddress address, InetSocketAddress local, EndpointOptions o) {
         EndpointResources s = new EndpointResources();
         s.options = o;
         Manual m = new Manual();
         RdmaEndpoint ep = null;
         try {
             ep = manualEndpoint(s, m, "to " + address);
-            try (TcpExchange.Peer peer = TcpExchange.connect(address, o.timeout(), HELLO)) {
+            try (TcpExchange.Peer peer = TcpExchange.connect(address, local, o.timeout(), HELLO)) {
                 peer.write(m.hello);
                 byte[] reply = peer.read(HELLO, o.timeout(), "the server's QP address and handshake");
                 Handshake h = connectManual(s, m, reply, peer.remote());

@@ -1,5 +1,6 @@
 package org.verbs4j.endpoint;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.slf4j.Logger;
@@ -63,6 +64,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     private RemoteRegion remote = new RemoteRegion(0, 0, 0);
     private int peerReceiveDepth;
     private int peerMessageSize;
+    /** The connection's addresses, from its rdma_cm id once connected; null when unknown. */
+    private InetSocketAddress localAddress;
+    private InetSocketAddress remoteAddress;
     /** Volatile: a close on another thread is seen by the next call, and by a wait in progress. */
     private volatile boolean closed;
 
@@ -94,6 +98,12 @@ public final class RdmaEndpoint implements AutoCloseable {
         for (int slot = 0; slot < recvSlots.count(); slot++) {
             postReceive(slot);
         }
+    }
+
+    /** Records the connection's addresses once it is established (the id's own are gone with its close). */
+    void recordAddresses(org.verbs4j.api.cm.CmId id) {
+        localAddress = id.localAddress();
+        remoteAddress = id.peerAddress();
     }
 
     Handshake localHandshake(int mtu) {
@@ -526,6 +536,26 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** {@return how the endpoint connected} */
     public ConnectionMode mode() {
         return resources.mode;
+    }
+
+    /**
+     * {@return this side's IP address and port of the connection, as rdma_cm reports it (for an accepted
+     * endpoint: the address the peer connected to), or {@code null} when it is not known: an endpoint of
+     * {@link ConnectionMode#MANUAL}, or a backend whose rdma_cm id does not report it
+     * ({@link org.verbs4j.api.cm.CmId#localAddress})}
+     */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /**
+     * {@return the peer's IP address and port, as rdma_cm reports it (for a connected endpoint: the address it
+     * connected to; for an accepted one: where the peer connected from), or {@code null} when it is not known:
+     * an endpoint of {@link ConnectionMode#MANUAL}, or a backend whose rdma_cm id does not report it
+     * ({@link org.verbs4j.api.cm.CmId#peerAddress})}
+     */
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
     }
 
     /** {@return the RDMA device the endpoint runs on} */

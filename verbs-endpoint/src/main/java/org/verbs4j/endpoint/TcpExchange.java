@@ -123,15 +123,18 @@ final class TcpExchange implements AutoCloseable {
         ch.pipeline().addLast(p.inbox);
     }
 
-    /** Connects to {@code address}; the connection owns its own event loop and reads at most {@code capacity} bytes ahead. */
-    static Peer connect(InetSocketAddress address, Duration timeout, int capacity) {
+    /**
+     * Connects to {@code address} from {@code local} (null: any); the connection owns its own event loop and reads at
+     * most {@code capacity} bytes ahead.
+     */
+    static Peer connect(InetSocketAddress address, InetSocketAddress local, Duration timeout, int capacity) {
         EventLoopGroup group = newGroup("verbs4j-endpoint-connect");
         Inbox inbox = new Inbox(capacity);
         try {
             ChannelFuture f = new Bootstrap().group(group).channel(NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
-                    .handler(inbox).connect(address);
+                    .handler(inbox).connect(address, local);
             if (!f.awaitUninterruptibly(timeout.toMillis() + 1000) || !f.isSuccess()) {
                 Throwable cause = f.cause();
                 f.channel().close();

@@ -75,6 +75,33 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     // ---- the API ----
 
+    /**
+     * Offset of {@code route.addr.src_addr} in {@code struct rdma_cm_id}: after its four pointers ({@code verbs},
+     * {@code channel}, {@code context}, {@code qp}); {@code dst_addr} follows the 128 bytes of a
+     * {@code sockaddr_storage} (what librdmacm's {@code rdma_get_local_addr} and {@code rdma_get_peer_addr} read).
+     */
+    private static final int ROUTE_SRC_ADDR = 32;
+    private static final int ROUTE_DST_ADDR = ROUTE_SRC_ADDR + 128;
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return address(ROUTE_SRC_ADDR);
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return listening ? null : address(ROUTE_DST_ADDR);
+    }
+
+    private InetSocketAddress address(int offset) {
+        enter();
+        try {
+            return SockAddr.read(id + offset);
+        } finally {
+            leave();
+        }
+    }
+
     @Override
     public void bind(InetSocketAddress address) {
         enter();

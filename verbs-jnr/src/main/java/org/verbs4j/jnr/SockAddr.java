@@ -39,6 +39,36 @@ final class SockAddr {
         return s;
     }
 
+    /**
+     * {@return the address of the {@code struct sockaddr_in} / {@code sockaddr_in6} at {@code s}, or {@code null}
+     * when its family is neither (an unset address is all zeros)}
+     */
+    static InetSocketAddress read(long s) {
+        int family = RawMemory.getShort(s + LibcLayout.SIN_FAMILY) & 0xffff;
+        try {
+            if (family == LibcLayout.AF_INET) {
+                byte[] b = new byte[4];
+                for (int i = 0; i < 4; i++) {
+                    b[i] = RawMemory.getByte(s + LibcLayout.SIN_ADDR + i);
+                }
+                return new InetSocketAddress(InetAddress.getByAddress(b),
+                        Short.reverseBytes(RawMemory.getShort(s + LibcLayout.SIN_PORT)) & 0xffff);
+            }
+            if (family == LibcLayout.AF_INET6) {
+                byte[] b = new byte[16];
+                for (int i = 0; i < 16; i++) {
+                    b[i] = RawMemory.getByte(s + LibcLayout.SIN6_ADDR + i);
+                }
+                return new InetSocketAddress(Inet6Address.getByAddress(null, b,
+                        RawMemory.getInt(s + LibcLayout.SIN6_SCOPE_ID)),
+                        Short.reverseBytes(RawMemory.getShort(s + LibcLayout.SIN6_PORT)) & 0xffff);
+            }
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("a socket address of " + e.getMessage(), e); // the lengths are right
+        }
+        return null;
+    }
+
     /** {@code host:port} for messages, without a reverse look-up. */
     static String text(InetSocketAddress a) {
         return (a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress()) + ":" + a.getPort();

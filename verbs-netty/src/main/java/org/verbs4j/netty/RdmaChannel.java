@@ -7,9 +7,8 @@ import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.channel.socket.DuplexChannel;
@@ -22,10 +21,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.WcStatus;
@@ -58,25 +60,29 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * order; a poll's batch ends with {@code channelReadComplete}. With auto-read off, a {@code read()} delivers one
  * batch; unread messages keep their receive slots, so the peer runs out of credits and stops.
  *
- * <p><b>Closing.</b> {@code close()} and {@code shutdownOutput()} send an empty message, the end of the stream,
- * when a send credit is there (a message of this transport is never empty otherwise). The peer then closes
+ * <p><b>Closing.</b> {@code close()} and {@code shutdownOutput()} send an empty message, the end of the stream
+ * (a message of this transport is never empty otherwise), once a send credit is there: a close without one waits
+ * for it off the event loop, up to the endpoint's time-out. The peer then closes
  * ({@code channelInactive}), or with {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires
  * {@link ChannelInputShutdownEvent} and stays writable. A connection lost without that message (the peer's
- * process died, the link went down, the peer closed with no credit left) fires {@code exceptionCaught} with an
+ * process died, the link went down, the peer closed and got no credit in time) fires {@code exceptionCaught} with an
  * {@link IOException}, then {@code channelInactive}.
  *
  * <p>Not yet: RDMA READ/WRITE rendezvous for large writes, a registered-memory {@code ByteBufAllocator}
- * (writes and reads are copied once, into and out of the registered slots), binding a client to a local address,
- * and the accepted channel's remote address ({@code null}).
+ * (writes and reads are copied once, into and out of the registered slots). A client's local address
+ * ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** How long a close waits for its end-of-stream message to complete (it is acknowledged, so delivered). */
     private static final long FIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** How long a close without a send credit sleeps between looks for one. */
+    private static final long CREDIT_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /**
      * Connecting blocks (rdma_cm address and route resolution, the connection, the first credit exchange), so it
-     * runs here and the result goes back to the channel's event loop.
+     * runs here and the result goes back to the channel's event loop. A close that waits for a send credit for its
+     * end-of-stream message runs here as well.
      */
     private static final ExecutorService CONNECTOR = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "verbs4j-netty-connect");
@@ -94,7 +100,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     // the rest is the event loop's
     private RdmaEndpoint endpoint;
-    private IoRegistration registration;
+    private final RdmaRegistration registration = new RdmaRegistration();
     private WorkCompletions sendWc;
     private WorkCompletions recvWc;
     private int sendDepth;
@@ -109,7 +115,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private boolean finSent;
     private boolean finReceived;
     private boolean broken;
+    /** Set when a close waits off the loop for a credit (then the closing thread owns the endpoint). */
+    private boolean closeWaitsForCredit;
+    private boolean closeDone;
+    /** A repost (its credit update) that failed during a read: the connection is gone, maybe after the end of stream. */
+    private RuntimeException repostFailure;
     private ChannelPromise connectPromise;
+    /** {@code CONNECT_TIMEOUT_MILLIS}'s task while a connect is pending, or null. */
+    private ScheduledFuture<?> connectTimeout;
 
     /** A client channel; {@code Bootstrap.channel(RdmaChannel.class)} makes it. */
     public RdmaChannel() {
@@ -121,7 +134,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     RdmaChannel(RdmaServerChannel parent, RdmaEndpoint endpoint, InetSocketAddress local) {
         super(parent);
         this.config = new RdmaChannelConfig(this);
-        this.local = local;
+        this.local = endpoint.localAddress() != null ? endpoint.localAddress() : local;
+        this.remote = endpoint.remoteAddress();
         attach(endpoint);
     }
 
@@ -191,7 +205,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(RdmaUnsafe.class);
+        return RdmaRegistration.isCompatible(loop, RdmaUnsafe.class);
     }
 
     @Override
@@ -201,29 +215,18 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                registration = (IoRegistration) f.getNow();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
-        });
+        registration.register(eventLoop(), (RdmaUnsafe) unsafe(), promise);
     }
 
     @Override
     protected void doDeregister() {
-        IoRegistration r = registration;
-        if (r != null) {
-            registration = null;
-            r.cancel();
-        }
+        registration.cancel();
     }
 
     @Override
     protected void doBind(SocketAddress localAddress) {
-        throw new UnsupportedOperationException("an RdmaChannel cannot bind a local address yet: rdma_cm picks the "
-                + "device and port from the route to the peer");
+        throw new UnsupportedOperationException("an RdmaChannel binds its local address when it connects: give it to "
+                + "connect (Bootstrap.localAddress), not to bind");
     }
 
     @Override
@@ -233,19 +236,23 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected void doClose() {
-        boolean wasOpen = open;
+        boolean wasOpen = !closeDone;
+        closeDone = true;
         open = false;
         active = false;
         if (connectPromise != null) {
             connectPromise.tryFailure(new ClosedChannelException());
             connectPromise = null;
         }
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+            connectTimeout = null;
+        }
         RdmaEndpoint ep = endpoint;
         if (ep != null && !ep.isClosed()) {
-            // the end of stream, unless the connection is gone or the peer closed all of it (not half)
-            if (!broken && !finSent && !(finReceived && !config.isAllowHalfClosure())) {
+            if (finDue()) {
                 try {
-                    sendFinAndWait(ep);
+                    sendFinAndWait(ep, closeWaitsForCredit ? ep.options().timeout().toNanos() : 0);
                 } catch (RuntimeException e) {
                     LOG.debug("{}: the end-of-stream message did not go out", this, e);
                 }
@@ -378,11 +385,26 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return st == null ? "status " + wc.statusValue(i) : st.name();
     }
 
-    /** Sends the end-of-stream (an empty message) and waits a little for its completion. */
-    private void sendFinAndWait(RdmaEndpoint ep) {
+    /** {@return whether a close sends the end of stream: not when the connection is gone or the peer closed all of it} */
+    private boolean finDue() {
+        return !broken && !finSent && !(finReceived && !config.isAllowHalfClosure());
+    }
+
+    /**
+     * Sends the end-of-stream (an empty message), waiting up to {@code creditWaitNanos} for a send credit (the
+     * peer returns one when it reads), then waits a little for its completion. Without a credit in time, or once the
+     * connection fails, it gives up: the peer will see the connection end instead.
+     */
+    private void sendFinAndWait(RdmaEndpoint ep, long creditWaitNanos) {
         reapSends(ep);
-        if (!canSend(ep)) {
-            return; // the peer reads nothing more: it will see the connection end instead
+        long creditDeadline = System.nanoTime() + creditWaitNanos;
+        while (!canSend(ep)) {
+            if (System.nanoTime() - creditDeadline >= 0 || receiveFailed(ep)) {
+                LOG.debug("{}: no send credit for the end-of-stream message", this);
+                return;
+            }
+            LockSupport.parkNanos(CREDIT_POLL_NANOS);
+            reapSends(ep);
         }
         post(ep, nextSlot, 0);
         finSent = true;
@@ -392,6 +414,22 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 Thread.onSpinWait();
             }
         }
+    }
+
+    /**
+     * While a close waits for a credit: drops what arrives (the channel no longer reads) and reposts its slot, so
+     * that a peer closing at the same time gets a credit for its own end of stream; tells whether a receive failed,
+     * which means the connection is gone and no credit will come.
+     */
+    private boolean receiveFailed(RdmaEndpoint ep) {
+        int n = ep.pollReceive(recvWc);
+        for (int i = 0; i < n; i++) {
+            if (!recvWc.ok(i)) {
+                return true;
+            }
+            ep.repostReceive((int) recvWc.wrId(i));
+        }
+        return false;
     }
 
     private void sendFin(RdmaEndpoint ep) {
@@ -427,12 +465,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 return n;
             }
             if (inputShutdown) {
-                ep.repostReceive(slot); // shut by this side: dropped, as a socket's shut input drops
+                repost(ep, slot); // shut by this side: dropped, as a socket's shut input drops
                 continue;
             }
             ByteBuf buf = config.getAllocator().ioBuffer(length);
             buf.writeBytes(m);
-            ep.repostReceive(slot);
+            repost(ep, slot);
             delivered = true;
             p.fireChannelRead(buf);
             if (!open) {
@@ -445,11 +483,45 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return n;
     }
 
+    /** Posts a receive slot again; a failure is kept for {@link #failed} (reposts stop: the connection is gone). */
+    private void repost(RdmaEndpoint ep, int slot) {
+        if (repostFailure == null) {
+            try {
+                ep.repostReceive(slot);
+            } catch (RuntimeException e) {
+                repostFailure = e;
+            }
+        }
+    }
+
+    /**
+     * The connection failed under this side (a credit update or a send failed). The peer may have ended the stream
+     * first and closed before this side's credit updates for what it read went out: then the receive queue still
+     * holds the rest of the data and the end of stream. Reads them (a bounded number of batches); only when no end of
+     * stream comes is the failure the pipeline's exception.
+     */
+    private void failed(RdmaEndpoint ep, RuntimeException cause) {
+        for (int batch = 0; open && !finReceived && batch < 64; batch++) {
+            int n;
+            try {
+                n = readBatch(ep);
+            } catch (RuntimeException e) {
+                break;
+            }
+            if (n == 0) {
+                break;
+            }
+        }
+        if (!finReceived) {
+            broken(cause);
+        }
+    }
+
     private void endOfStream(RdmaEndpoint ep, int slot) {
         finReceived = true;
         if (config.isAllowHalfClosure()) {
             inputShutdown = true;
-            ep.repostReceive(slot);
+            repost(ep, slot);
             pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
             pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
             if (finSent || outputShutdown) {
@@ -584,20 +656,31 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 promise.setFailure(new AlreadyConnectedException());
                 return;
             }
-            if (!(remoteAddress instanceof InetSocketAddress) || localAddress != null) {
-                promise.setFailure(new UnsupportedOperationException(localAddress != null
-                        ? "an RdmaChannel cannot bind a local address yet"
-                        : "an RdmaChannel connects to an InetSocketAddress, not " + remoteAddress));
+            if (!(remoteAddress instanceof InetSocketAddress)
+                    || localAddress != null && !(localAddress instanceof InetSocketAddress)) {
+                promise.setFailure(new UnsupportedOperationException("an RdmaChannel connects to an InetSocketAddress "
+                        + "from an InetSocketAddress, not to " + remoteAddress + " from " + localAddress));
                 return;
             }
             InetSocketAddress to = (InetSocketAddress) remoteAddress;
+            InetSocketAddress from = (InetSocketAddress) localAddress;
             EndpointOptions options = config.getEndpointOptions();
             connectPromise = promise;
+            int timeoutMillis = config.getConnectTimeoutMillis();
+            if (timeoutMillis > 0) {
+                // Netty's own time-out, as NIO's: the promise fails, the channel closes, a late endpoint is closed
+                connectTimeout = eventLoop().schedule(() -> {
+                    if (connectPromise == promise && promise.tryFailure(new ConnectTimeoutException(
+                            "connection timed out after " + timeoutMillis + " ms: " + to))) {
+                        close(voidPromise());
+                    }
+                }, timeoutMillis, TimeUnit.MILLISECONDS);
+            }
             CONNECTOR.execute(() -> {
                 RdmaEndpoint ep = null;
                 Throwable failure = null;
                 try {
-                    ep = Endpoints.connect(to, options);
+                    ep = Endpoints.connect(to, from, options);
                 } catch (Throwable t) {
                     failure = t;
                 }
@@ -614,6 +697,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
 
         private void connected(InetSocketAddress to, RdmaEndpoint ep, Throwable failure, ChannelPromise promise) {
+            if (connectTimeout != null && connectPromise == promise) {
+                connectTimeout.cancel(false);
+                connectTimeout = null;
+            }
             if (connectPromise != promise || !open) {
                 if (ep != null) {
                     ep.close(); // closed meanwhile
@@ -626,7 +713,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 closeIfClosed();
                 return;
             }
-            remote = to;
+            remote = ep.remoteAddress() != null ? ep.remoteAddress() : to;
+            local = ep.localAddress();
             attach(ep);
             boolean promiseSet = promise.trySuccess();
             pipeline().fireChannelActive();
@@ -658,11 +746,40 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 if (open && (readPending || inputShutdown || config.isAutoRead())) {
                     work += readBatch(ep);
                 }
+                if (repostFailure != null && open) {
+                    failed(ep, repostFailure);
+                }
                 return work;
             } catch (RuntimeException e) {
-                broken(e);
+                failed(ep, e);
                 return 1;
             }
+        }
+
+        /**
+         * A close whose end-of-stream message has no send credit yet waits for one off the event loop, bounded by
+         * the endpoint's time-out: the peer reads (with auto-read off, maybe much later), returns credits, then gets
+         * the end of stream after all the data. The loop no longer polls the channel meanwhile.
+         */
+        @Override
+        protected Executor prepareToClose() {
+            RdmaEndpoint ep = endpoint;
+            if (ep == null || ep.isClosed() || !finDue()) {
+                return null;
+            }
+            try {
+                reapSends(ep);
+            } catch (RuntimeException e) {
+                broken = true; // a send failed: no end of stream to send
+                return null;
+            }
+            if (canSend(ep)) {
+                return null; // it goes at once, on the loop
+            }
+            closeWaitsForCredit = true;
+            open = false; // poll() leaves the endpoint to the closing thread from here on
+            active = false;
+            return CONNECTOR;
         }
 
         @Override

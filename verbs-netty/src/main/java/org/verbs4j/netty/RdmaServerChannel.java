@@ -4,8 +4,6 @@ import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -52,7 +50,7 @@ public final class RdmaServerChannel extends AbstractServerChannel {
 
     // the event loop's
     private final ArrayDeque<RdmaEndpoint> accepted = new ArrayDeque<>();
-    private IoRegistration registration;
+    private final RdmaRegistration registration = new RdmaRegistration();
     private boolean readPending;
 
     /** {@code ServerBootstrap.channel(RdmaServerChannel.class)} makes it. */
@@ -87,7 +85,7 @@ public final class RdmaServerChannel extends AbstractServerChannel {
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(ServerUnsafe.class);
+        return RdmaRegistration.isCompatible(loop, ServerUnsafe.class);
     }
 
     @Override
@@ -97,23 +95,12 @@ public final class RdmaServerChannel extends AbstractServerChannel {
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((ServerUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                registration = (IoRegistration) f.getNow();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
-        });
+        registration.register(eventLoop(), (ServerUnsafe) unsafe(), promise);
     }
 
     @Override
     protected void doDeregister() {
-        IoRegistration r = registration;
-        if (r != null) {
-            registration = null;
-            r.cancel();
-        }
+        registration.cancel();
     }
 
     @Override

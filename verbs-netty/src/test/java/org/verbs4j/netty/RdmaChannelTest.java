@@ -391,33 +391,52 @@ class RdmaChannelTest {
      * the unread messages hold the credits and its outbound buffer passes the high water mark, and each read()
      * delivers one batch; once reading resumes all bytes arrive.
      */
+    /** Auto-read off from its registration: counts what it reads and its batches, records an exception and the end. */
+    static final class LazyReader extends ChannelInboundHandlerAdapter {
+        final AtomicLong read = new AtomicLong();
+        final AtomicInteger batches = new AtomicInteger();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final CountDownLatch inactive = new CountDownLatch(1);
+        final CompletableFuture<ChannelHandlerContext> active = new CompletableFuture<>();
+
+        @Override
+        public void channelRegistered(ChannelHandlerContext ctx) {
+            ctx.channel().config().setAutoRead(false);
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            active.complete(ctx);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            read.addAndGet(((ByteBuf) msg).readableBytes());
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            batches.incrementAndGet();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            failure.compareAndSet(null, cause);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            inactive.countDown();
+        }
+    }
+
     @Test
     void autoReadOffHoldsTheWriterBack() throws Exception {
-        AtomicLong read = new AtomicLong();
-        AtomicInteger batches = new AtomicInteger();
-        CompletableFuture<ChannelHandlerContext> child = new CompletableFuture<>();
-        ChannelInboundHandlerAdapter lazy = new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelRegistered(ChannelHandlerContext ctx) {
-                ctx.channel().config().setAutoRead(false);
-            }
-
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                child.complete(ctx);
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                read.addAndGet(((ByteBuf) msg).readableBytes());
-                ReferenceCountUtil.release(msg);
-            }
-
-            @Override
-            public void channelReadComplete(ChannelHandlerContext ctx) {
-                batches.incrementAndGet();
-            }
-        };
+        LazyReader lazy = new LazyReader();
+        AtomicLong read = lazy.read;
+        AtomicInteger batches = lazy.batches;
+        CompletableFuture<ChannelHandlerContext> child = lazy.active;
         try (Loopback lo = new Loopback().serve(lazy, false)) {
             Channel ch = lo.connect(new ChannelInboundHandlerAdapter());
             ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
@@ -457,6 +476,135 @@ class RdmaChannelTest {
             assertFalse(f.isSuccess());
             assertNotNull(f.cause());
             assertFalse(f.channel().isOpen());
+        }
+    }
+
+    /**
+     * Both channels know both ends, as NIO's do: the accepted channel's remote address is where the client connected
+     * from (the endpoint reports what its rdma_cm id knows), its local address the server's.
+     */
+    @Test
+    void bothChannelsKnowBothAddresses() throws Exception {
+        Watch serverSide = new Watch();
+        try (Loopback lo = new Loopback().serve(serverSide, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(new Watch());
+            RdmaChannel child = (RdmaChannel) serverSide.active.get(10, TimeUnit.SECONDS);
+            assertEquals(lo.address, ch.remoteAddress());
+            assertNotNull(ch.localAddress(), "the client's local address");
+            assertEquals(lo.address.getAddress(), ch.localAddress().getAddress());
+            assertTrue(ch.localAddress().getPort() > 0, "the client's port: " + ch.localAddress());
+            assertEquals(ch.localAddress(), child.remoteAddress(), "the accepted channel's peer is the client");
+            assertEquals(lo.address, child.localAddress());
+            ch.close().sync();
+        }
+    }
+
+    /**
+     * {@code CONNECT_TIMEOUT_MILLIS} bounds a connect that hangs: a TCP listener that takes the connection but never
+     * answers the iWARP (MPA) request, while the endpoint's own time-out is far longer.
+     */
+    @Test
+    void connectTimeoutMillisFailsAHangingConnect() throws Exception {
+        try (Loopback lo = new Loopback();
+                java.net.ServerSocket mute = new java.net.ServerSocket(lo.address.getPort(), 4, lo.address.getAddress())) {
+            long start = System.nanoTime();
+            io.netty.channel.ChannelFuture f = lo.client(new ChannelInboundHandlerAdapter())
+                    .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 300)
+                    .option(RdmaChannelOption.ENDPOINT_OPTIONS, org.verbs4j.endpoint.EndpointOptions.defaults()
+                            .messageSize(Loopback.MESSAGE_SIZE).timeout(java.time.Duration.ofSeconds(20)))
+                    .connect(lo.address);
+            assertTrue(f.await(10, TimeUnit.SECONDS), "the connect did not end within 10 s");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertInstanceOf(io.netty.channel.ConnectTimeoutException.class, f.cause());
+            assertTrue(millis >= 250 && millis < 5000, "failed after " + millis + " ms");
+            assertTrue(f.channel().closeFuture().await(5, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * A writer that has used every send credit closes while the reader, auto-read off, reads nothing: the close waits
+     * for a credit, so once the reader reads it gets all the data, then the end of stream (channelInactive, no
+     * exception), not a lost connection.
+     */
+    @Test
+    void aCloseWithoutCreditsStillEndsTheStream() throws Exception {
+        LazyReader lazy = new LazyReader();
+        AtomicLong read = lazy.read;
+        AtomicReference<Throwable> failure = lazy.failure;
+        CountDownLatch inactive = lazy.inactive;
+        CompletableFuture<ChannelHandlerContext> child = lazy.active;
+        try (Loopback lo = new Loopback().serve(lazy, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(new ChannelInboundHandlerAdapter());
+            ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
+            int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
+            for (int i = 0; i < depth; i++) {
+                ch.write(Unpooled.wrappedBuffer(random(Loopback.MESSAGE_SIZE, i))); // one slot each
+            }
+            ch.flush();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long credits;
+            while ((credits = ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get()) > 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(0, credits, "the writer has used every credit");
+            io.netty.channel.ChannelFuture closed = ch.close();
+            Thread.sleep(300);
+            assertEquals(0, read.get(), "auto-read off: read before asked");
+            ctx.channel().config().setAutoRead(true);
+            assertTrue(inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
+            assertEquals(null, failure.get(), "the end of stream came, not a lost connection");
+            assertEquals((long) depth * Loopback.MESSAGE_SIZE, read.get(), "all the data before the end");
+            assertTrue(closed.await(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /** {@code Bootstrap.localAddress}: the client's connection leaves from that address and port. */
+    @Test
+    void aClientBindsItsLocalAddress() throws Exception {
+        Watch serverSide = new Watch();
+        try (Loopback lo = new Loopback().serve(serverSide, false)) {
+            java.net.InetSocketAddress from = new java.net.InetSocketAddress(lo.address.getAddress(), Loopback.nextPort());
+            RdmaChannel ch = (RdmaChannel) lo.client(new Watch()).localAddress(from).connect(lo.address).sync().channel();
+            RdmaChannel child = (RdmaChannel) serverSide.active.get(10, TimeUnit.SECONDS);
+            assertEquals(from, ch.localAddress());
+            assertEquals(from, child.remoteAddress(), "the server sees the connection come from the bound address");
+            ch.writeAndFlush(Unpooled.copiedBuffer("bound", java.nio.charset.StandardCharsets.US_ASCII)).sync();
+            assertEquals("bound", serverSide.read.poll(10, TimeUnit.SECONDS));
+            ch.close().sync();
+        }
+    }
+
+    /**
+     * Both ends have used every credit, read nothing (auto-read off) and close at once: each close, waiting for a
+     * credit, reposts what it receives, so both ends' end-of-stream messages go and both closes end within seconds,
+     * not after the endpoint's time-out.
+     */
+    @Test
+    void simultaneousClosesWithoutCreditsDoNotWaitForTheTimeOut() throws Exception {
+        LazyReader server = new LazyReader();
+        try (Loopback lo = new Loopback().serve(server, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.client(new LazyReader()).connect(lo.address).sync().channel();
+            RdmaChannel other = (RdmaChannel) server.active.get(10, TimeUnit.SECONDS).channel();
+            for (RdmaChannel c : new RdmaChannel[] {ch, other}) {
+                int depth = c.eventLoop().submit(() -> c.endpoint().peerReceiveDepth()).get();
+                for (int i = 0; i < depth; i++) {
+                    c.write(Unpooled.wrappedBuffer(random(Loopback.MESSAGE_SIZE, i)));
+                }
+                c.flush();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get() > 0
+                    || other.eventLoop().submit(() -> other.endpoint().sendCredits()).get() > 0)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            long start = System.nanoTime();
+            io.netty.channel.ChannelFuture a = ch.close();
+            io.netty.channel.ChannelFuture b = other.close();
+            assertTrue(a.await(10, TimeUnit.SECONDS) && b.await(10, TimeUnit.SECONDS), "the closes did not end");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 5000, "the closes took " + millis + " ms");
         }
     }
 }

@@ -367,6 +367,7 @@ final class SoftCmId extends AbstractResource implements CmId {
                 c = MpaConnection.connect(ch, s, data);
                 synchronized (lock) {
                     checkClosing("rdma_connect");
+                    local = (InetSocketAddress) ch.getLocalAddress(); // with the port the connect took
                     connecting = null;
                     connected = true;
                     disconnected = false;
@@ -638,9 +639,14 @@ final class SoftCmId extends AbstractResource implements CmId {
         tos = typeOfService;
     }
 
-    /** {@return the local address: the bound one, the listener's (with its port), or the connection's source} */
-    InetSocketAddress localAddress() {
+    @Override
+    public InetSocketAddress localAddress() {
         return local;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return peer;
     }
 
     /** {@return the connection's IRD as negotiated by MPA (RDMA READs the peer may have outstanding here); -1 before} */

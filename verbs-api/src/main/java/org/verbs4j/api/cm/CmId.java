@@ -211,6 +211,24 @@ public interface CmId extends AutoCloseable {
      */
     void setTypeOfService(int tos);
 
+    /**
+     * {@return this id's local IP address and port: the bound address (a listener's), the source address of a
+     * resolved or connected id (with the connection's port once connected), or the address a connection request
+     * came in on; {@code null} before the id has one, or when the backend does not report it}
+     */
+    default InetSocketAddress localAddress() {
+        return null;
+    }
+
+    /**
+     * {@return the peer's IP address and port: the destination of {@link #resolveAddress}, or where a connection
+     * request (an id from {@link #awaitRequest}) came from; {@code null} on a listener, before
+     * {@link #resolveAddress}, or when the backend does not report it}
+     */
+    default InetSocketAddress peerAddress() {
+        return null;
+    }
+
     /** {@return whether {@link #close()} was called} */
     boolean isClosed();
 
