@@ -66,6 +66,30 @@ class RdmaChannelIT {
         }
     }
 
+    /**
+     * Both channels know both ends' addresses, read from the connection's rdma_cm id: on rxe0 and siw0 from
+     * librdmacm's {@code struct rdma_cm_id} (its route's source and destination), on jsiw_lo from the TCP socket.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ips")
+    void bothChannelsKnowBothAddresses(String ip) throws Exception {
+        RdmaChannelTest.Watch serverSide = new RdmaChannelTest.Watch();
+        try (Loopback lo = new Loopback(ip).serve(serverSide, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(new RdmaChannelTest.Watch());
+            RdmaChannel child = (RdmaChannel) serverSide.active.get(30, TimeUnit.SECONDS);
+            assertEquals(lo.address, ch.remoteAddress());
+            assertNotNull(ch.localAddress(), "the client's local address");
+            assertEquals(lo.address.getAddress(), ch.localAddress().getAddress());
+            assertTrue(ch.localAddress().getPort() > 0, "the client's port: " + ch.localAddress());
+            // the IP address, not the port: an iWARP connection manager may map rdma_cm's port to another TCP port
+            assertNotNull(child.remoteAddress(), "the accepted channel's peer");
+            assertEquals(ch.localAddress().getAddress(), child.remoteAddress().getAddress(), "the accepted channel's peer");
+            assertTrue(child.remoteAddress().getPort() > 0, "the peer's port: " + child.remoteAddress());
+            assertEquals(lo.address, child.localAddress());
+            ch.close().sync();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("ips")
     void bothCloseOrdersEndTheOtherSide(String ip) throws Exception {
