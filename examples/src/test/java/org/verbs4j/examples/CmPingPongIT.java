@@ -54,7 +54,7 @@ class CmPingPongIT {
         s.addAll(serverArgs);
         List<String> c = new ArrayList<>(List.of(launcher()));
         c.addAll(clientArgs);
-        Process server = PingPongLab.start(s, sOut, sErr, Map.of());
+        Process server = PingPongLab.startSide(s, sOut, sErr, Map.of());
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PingPongLab.PROCESS_TIMEOUT_SECONDS);
             while (!Files.exists(sOut) || !Files.readString(sOut, StandardCharsets.UTF_8).contains("waiting for a connection")) {
@@ -66,7 +66,7 @@ class CmPingPongIT {
                 }
                 Thread.sleep(100);
             }
-            PingPongLab.Run client = PingPongLab.finish(c, PingPongLab.start(c, cOut, cErr, Map.of()), cOut, cErr);
+            PingPongLab.Run client = PingPongLab.finish(c, PingPongLab.startSide(c, cOut, cErr, Map.of()), cOut, cErr);
             return new PingPongLab.PairRun(PingPongLab.finish(s, server, sOut, sErr), client);
         } finally {
             if (server.isAlive()) {

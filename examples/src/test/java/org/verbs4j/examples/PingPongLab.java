@@ -142,6 +142,15 @@ final class PingPongLab {
         return pb.start();
     }
 
+    /**
+     * Starts one side of a pair: a Java tool in this JVM when it can run here ({@link InJvmTool}: no environment
+     * of its own), else a process as {@link #start} does.
+     */
+    static Process startSide(List<String> cmd, Path outFile, Path errFile, Map<String, String> env) throws IOException {
+        Process p = InJvmTool.startIfPossible(cmd, outFile, errFile, env);
+        return p != null ? p : start(cmd, outFile, errFile, env);
+    }
+
     static Run finish(List<String> cmd, Process p, Path outFile, Path errFile) throws IOException, InterruptedException {
         if (!p.waitFor(PROCESS_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -174,7 +183,7 @@ final class PingPongLab {
         Path sErr = dir.resolve(name + "-server.err");
         Path cOut = dir.resolve(name + "-client.out");
         Path cErr = dir.resolve(name + "-client.err");
-        Process server = start(serverCmd, sOut, sErr, serverEnv);
+        Process server = startSide(serverCmd, sOut, sErr, serverEnv);
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PROCESS_TIMEOUT_SECONDS);
             while (!listening(port)) {
@@ -189,7 +198,7 @@ final class PingPongLab {
             }
             Run client = null;
             for (int attempt = 1; attempt <= 5; attempt++) {
-                client = finish(clientCmd, start(clientCmd, cOut, cErr, clientEnv), cOut, cErr);
+                client = finish(clientCmd, startSide(clientCmd, cOut, cErr, clientEnv), cOut, cErr);
                 boolean nobodyListened = client.exit != 0 && client.stderr.contains("Couldn't connect to");
                 if (!nobodyListened || !server.isAlive()) {
                     break;

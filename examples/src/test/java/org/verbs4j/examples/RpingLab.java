@@ -146,12 +146,25 @@ final class RpingLab {
         }
     }
 
-    /** Starts a server and waits until it listens on {@code ip:port}; kills it and fails when it does not. */
+    /**
+     * Starts a server process and waits until it listens on {@code ip:port}; kills it and fails when it does not.
+     */
     static Server startServer(String name, List<String> cmd, String ip, int port, Map<String, String> env)
             throws IOException, InterruptedException {
+        return startServer(name, cmd, ip, port, env, false);
+    }
+
+    /**
+     * Starts a server and waits until it listens on {@code ip:port}; kills it and fails when it does not. With
+     * {@code inJvm} a Java server that can runs in this JVM ({@link InJvmTool}); it cannot be killed then.
+     */
+    static Server startServer(String name, List<String> cmd, String ip, int port, Map<String, String> env, boolean inJvm)
+            throws IOException, InterruptedException {
         Path dir = Files.createDirectories(PingPongLab.moduleDir().resolve("target/rping-it"));
-        Server s = new Server(cmd, PingPongLab.start(cmd, dir.resolve(name + "-server.out"), dir.resolve(name + "-server.err"),
-                env), dir.resolve(name + "-server.out"), dir.resolve(name + "-server.err"));
+        Path out = dir.resolve(name + "-server.out");
+        Path err = dir.resolve(name + "-server.err");
+        Server s = new Server(cmd, inJvm ? PingPongLab.startSide(cmd, out, err, env) : PingPongLab.start(cmd, out, err, env),
+                out, err);
         boolean ok = false;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PingPongLab.PROCESS_TIMEOUT_SECONDS);
@@ -174,18 +187,18 @@ final class RpingLab {
         }
     }
 
-    /** Runs one client to its end (killed after the timeout), output into files. */
+    /** Runs one client to its end (killed after the timeout), output into files; a Java client in this JVM when it can. */
     static Run client(String name, List<String> cmd, Map<String, String> env) throws IOException, InterruptedException {
         Path dir = Files.createDirectories(PingPongLab.moduleDir().resolve("target/rping-it"));
         Path out = dir.resolve(name + "-client.out");
         Path err = dir.resolve(name + "-client.err");
-        return PingPongLab.finish(cmd, PingPongLab.start(cmd, out, err, env), out, err);
+        return PingPongLab.finish(cmd, PingPongLab.startSide(cmd, out, err, env), out, err);
     }
 
     /** A server, then once it listens a client; both to their end (a server that outlives its client is killed). */
     static PairRun pair(String name, List<String> serverCmd, List<String> clientCmd, String ip, int port,
             Map<String, String> serverEnv, Map<String, String> clientEnv) throws IOException, InterruptedException {
-        Server s = startServer(name, serverCmd, ip, port, serverEnv);
+        Server s = startServer(name, serverCmd, ip, port, serverEnv, true);
         try {
             Run c = client(name, clientCmd, clientEnv);
             return new PairRun(s.finish(SERVER_AFTER_CLIENT_SECONDS), c);
