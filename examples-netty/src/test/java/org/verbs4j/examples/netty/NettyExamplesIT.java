@@ -35,7 +35,9 @@ class NettyExamplesIT {
     @ParameterizedTest(name = "grpc-hello on {0}")
     @MethodSource("ips")
     void grpcHelloAnswersBothCalls(String ip) throws Exception {
-        int port = 50051 + ips().toList().indexOf(ip);
+        // below Linux's ephemeral range (32768-60999): there the many loopback connections of the host phase's
+        // tests may hold the launcher's default port 50051 as a local port when the server binds
+        int port = 21051 + ips().toList().indexOf(ip);
         String out = run("grpc-hello", "-n", "verbs4j", "-p", Integer.toString(port), ip);
         assertTrue(out.contains("grpc-hello client: SayHello -> Hello verbs4j"), out);
         assertTrue(out.contains("grpc-hello client: SayHelloAgain -> 5 answers, all checked: Hello again verbs4j (1)"
@@ -46,7 +48,7 @@ class NettyExamplesIT {
     @Test
     void nettyEchoChecksEveryEcho() throws Exception {
         String ip = ips().findFirst().orElseThrow();
-        String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "7481", ip);
+        String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "21480", ip);
         assertTrue(out.contains("netty-echo client: 20 echoes of 100000 bytes, every byte checked; round trip min"),
                 out);
     }
