@@ -163,9 +163,11 @@ class PerftestInteropIT {
                 return;
             }
             // C perftest could not calibrate its own clock (its linear fit of cycles against time, r^2 < 0.9, under
-            // the emulated VM's load) and so printed no report: the pair is run again on a new port
+            // the emulated VM's load) and so printed no report, or printed an infinite latency: the pair is run
+            // again on a new port
             System.err.println("PerftestInteropIT: " + t.cTool() + " could not measure its CPU clock ("
-                    + cSide.err().lines().filter(l -> l.contains("Correlation")).findFirst().orElse("").trim()
+                    + (cMeasuredInfinity(cSide) ? "a latency of inf" : cSide.err().lines()
+                            .filter(l -> l.contains("Correlation")).findFirst().orElse("").trim())
                     + "), attempt " + attempt + " of " + MAX_ATTEMPTS + "; running the pair again");
             run = withPort(run, NEXT_PORT.getAndIncrement());
         }
@@ -176,6 +178,17 @@ class PerftestInteropIT {
 
     /** What C perftest prints when its clock calibration fails; it then exits 1 without a result. */
     static final String C_NO_CLOCK = "Can't produce a report";
+
+    /**
+     * Whether C perftest's latency row holds {@code inf}: its conversion of a sample's cycles to microseconds
+     * overflowed (a clock it measured wrong under the emulated VM's load). Its report then measures nothing.
+     */
+    static boolean cMeasuredInfinity(PerfSide c) {
+        List<String> lines = c.out().lines().toList();
+        int i = lines.indexOf(PerfFormat.LAT_COLUMNS);
+        return i >= 0 && i + 1 < lines.size()
+                && java.util.Arrays.stream(lines.get(i + 1).trim().split("\\s+")).anyMatch(v -> v.matches("-?inf"));
+    }
 
     static List<String> withPort(List<String> common, int port) {
         List<String> l = new ArrayList<>(common);
@@ -223,7 +236,7 @@ class PerftestInteropIT {
                 + (System.nanoTime() - started) / 1_000_000 + " ms)\n" + server.describe("server") + "\n"
                 + client.describe("client");
         PerfSide cSide = role == Role.C_SERVER ? server : client;
-        if (!last && cSide.exit() != 0 && cSide.err().contains(C_NO_CLOCK)) {
+        if (!last && (cSide.exit() != 0 && cSide.err().contains(C_NO_CLOCK) || cMeasuredInfinity(cSide))) {
             return cSide;
         }
         if (cSide.exit() == 139) {
