@@ -75,22 +75,15 @@ final class JnrCmId extends AbstractResource implements CmId {
 
     // ---- the API ----
 
-    /**
-     * Offset of {@code route.addr.src_addr} in {@code struct rdma_cm_id}: after its four pointers ({@code verbs},
-     * {@code channel}, {@code context}, {@code qp}); {@code dst_addr} follows the 128 bytes of a
-     * {@code sockaddr_storage} (what librdmacm's {@code rdma_get_local_addr} and {@code rdma_get_peer_addr} read).
-     */
-    private static final int ROUTE_SRC_ADDR = 32;
-    private static final int ROUTE_DST_ADDR = ROUTE_SRC_ADDR + 128;
-
+    /* route.addr.src_addr and dst_addr: what librdmacm's rdma_get_local_addr and rdma_get_peer_addr read */
     @Override
     public InetSocketAddress localAddress() {
-        return address(ROUTE_SRC_ADDR);
+        return address(RdmacmLayout.ID_ROUTE_SRC_ADDR);
     }
 
     @Override
     public InetSocketAddress peerAddress() {
-        return listening ? null : address(ROUTE_DST_ADDR);
+        return listening ? null : address(RdmacmLayout.ID_ROUTE_DST_ADDR);
     }
 
     private InetSocketAddress address(int offset) {

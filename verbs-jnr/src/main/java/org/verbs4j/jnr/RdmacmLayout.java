@@ -22,6 +22,10 @@ final class RdmacmLayout {
     static final int ID_CHANNEL = 8;
     static final int ID_CONTEXT = 16;
     static final int ID_QP = 24;
+    /** {@code route.addr.src_addr}: a {@code sockaddr_storage} after the four pointers. */
+    static final int ID_ROUTE_SRC_ADDR = 32;
+    /** {@code route.addr.dst_addr}: the next {@code sockaddr_storage} (128 bytes on). */
+    static final int ID_ROUTE_DST_ADDR = ID_ROUTE_SRC_ADDR + 128;
     static final int ID_PORT_NUM = 348;
     // struct rdma_cm_event
     static final int EVENT_ID = 0;
