@@ -9,7 +9,6 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.AddressVector;
 import org.verbs4j.api.CompletionChannel;
@@ -56,9 +55,6 @@ public final class QpPair implements AutoCloseable {
     public static final int PSN_B = 0x0c0ffe;
     /** How long a test waits for completions. The lab VM is ~25x slower than a host. */
     public static final long WAIT_MILLIS = 30_000;
-    // below Linux's ephemeral ports (32768 and up): a listener there can collide with the local port of a connection
-    // (this JVM's own active sides), EADDRINUSE; a run takes a few hundred ports from its base
-    private static final AtomicInteger NEXT_CM_PORT = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 10000));
 
     /** The lab devices: tests parameterised over this run on every fabric, the RoCE one first. */
     public static List<String> devices() {
@@ -246,7 +242,7 @@ public final class QpPair implements AutoCloseable {
     }
 
     public static int nextCmPort() {
-        return NEXT_CM_PORT.getAndIncrement();
+        return TestPorts.next();
     }
 
     /**

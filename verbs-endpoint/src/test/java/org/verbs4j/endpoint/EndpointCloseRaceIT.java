@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +24,6 @@ import org.verbs4j.lab.Race;
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class EndpointCloseRaceIT {
-    private static final AtomicInteger PORTS = new AtomicInteger(23000 + (int) (ProcessHandle.current().pid() % 500) * 4);
     private static final Duration T = Duration.ofSeconds(30);
     private static final ExecutorService SERVER = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "endpoint-race-peer");
@@ -119,7 +117,7 @@ class EndpointCloseRaceIT {
         String ip = Lab.env(fabric.equals("rxe") ? "FABRIC_LAB_RXE_IP" : "FABRIC_LAB_SIW_IP");
         EndpointOptions o = EndpointOptions.defaults().messageSize(256).sendDepth(4).receiveDepth(4)
                 .rdmaRegionSize(4096).timeout(T);
-        InetSocketAddress at = new InetSocketAddress(ip, PORTS.getAndIncrement());
+        InetSocketAddress at = new InetSocketAddress(ip, org.verbs4j.lab.TestPorts.next());
         try (EndpointServer listener = Endpoints.listen(at, o); WorkCompletions wc = WorkCompletions.allocate(4)) {
             Race.of(fabric + " RdmaEndpoint.trySend/write/pollSend/pollReceive+repostReceive vs close", () -> {
                 Future<RdmaEndpoint> accepted = SERVER.submit(() -> listener.accept(T));

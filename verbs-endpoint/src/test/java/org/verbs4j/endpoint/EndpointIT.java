@@ -17,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +43,6 @@ import org.verbs4j.softiwarp.SoftIwarpBackend;
  * over rdma_cm, and over the Netty TCP exchange where the fabric allows it. Data is checked byte for byte.
  */
 class EndpointIT {
-    private static final AtomicInteger PORTS = new AtomicInteger(21000 + (int) (ProcessHandle.current().pid() % 500) * 8);
     private static final ExecutorService SERVER = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "endpoint-it-server");
         t.setDaemon(true);
@@ -72,7 +70,7 @@ class EndpointIT {
     }
 
     static InetSocketAddress next(String fabric) {
-        return new InetSocketAddress(ip(fabric), PORTS.getAndIncrement());
+        return new InetSocketAddress(ip(fabric), org.verbs4j.lab.TestPorts.next());
     }
 
     static void fill(ByteBuffer b, int offset, int length, int seed) {

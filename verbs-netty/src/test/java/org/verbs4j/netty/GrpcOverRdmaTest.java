@@ -80,7 +80,7 @@ class GrpcOverRdmaTest {
     @Test
     void unaryAndStreamingCallsOverRdma() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
-        InetSocketAddress at = new InetSocketAddress("127.0.0.1", 25000 + (int) (ProcessHandle.current().pid() % 1000));
+        InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         Server server = NettyServerBuilder.forAddress(at)
                 .channelType(RdmaServerChannel.class).bossEventLoopGroup(group).workerEventLoopGroup(group)
                 .addService(service()).build().start();

@@ -8,7 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.verbs4j.lab.TestPorts;
 
 /**
  * Server and client channels on the pure-Java software iWARP device {@code jsiw_lo} (127.0.0.1): the only backend
@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Loopback implements AutoCloseable {
     static final int MESSAGE_SIZE = 8192;
-    private static final AtomicInteger PORTS = new AtomicInteger(23000 + (int) (ProcessHandle.current().pid() % 400) * 32);
 
     final EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
     final EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
@@ -34,7 +33,7 @@ final class Loopback implements AutoCloseable {
     }
 
     static int nextPort() {
-        return PORTS.getAndIncrement();
+        return TestPorts.next();
     }
 
     /** Binds a server whose accepted channels get {@code child}. */

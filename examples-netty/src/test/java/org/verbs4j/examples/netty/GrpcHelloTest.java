@@ -15,7 +15,7 @@ class GrpcHelloTest {
 
     @Test
     void unaryAndStreamingCallsAreAnswered() throws Exception {
-        InetSocketAddress at = new InetSocketAddress("127.0.0.1", 26000 + (int) (ProcessHandle.current().pid() % 1000));
+        InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
         Server server = GrpcHello.start(group, at);
         try {

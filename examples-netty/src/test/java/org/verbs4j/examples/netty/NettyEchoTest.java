@@ -15,7 +15,7 @@ class NettyEchoTest {
 
     @Test
     void echoesAreChecked() throws Exception {
-        InetSocketAddress at = new InetSocketAddress("127.0.0.1", 24000 + (int) (ProcessHandle.current().pid() % 1000));
+        InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
             Channel server = NettyEcho.bind(group, at);
