@@ -3,6 +3,10 @@ package org.verbs4j.examples.netty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Server;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -14,12 +18,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.lab.Lab;
+import org.verbs4j.netty.RdmaIoHandler;
 
 /**
- * The one-command launchers as a user runs them, server and client in two JVMs: {@code bin/grpc-hello} on each
- * device of the run (rxe0 and siw0 in the lab, jsiw_lo on the host), {@code bin/netty-echo} on the first. The
- * programs check every answer and echo themselves and exit non-zero when one differs; this test checks their exit
- * status and that their reports say what was checked.
+ * The examples on each device of the run: {@code grpc-hello} on every device (rxe0 and siw0 in the lab, jsiw_lo on
+ * the host), {@code netty-echo} on the first. On the host, the one-command launchers as a user runs them, server and
+ * client in two JVMs: the programs check every answer and echo themselves and exit non-zero when one differs; this
+ * test checks their exit status and that their reports say what was checked. In the lab, the examples' own server
+ * and client code runs in this JVM instead (four Netty and gRPC JVM starts cost minutes under emulation; the
+ * launchers are the host's part), and throws when an answer or an echo differs.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class NettyExamplesIT {
@@ -38,6 +45,20 @@ class NettyExamplesIT {
         // below Linux's ephemeral range (32768-60999): there the many loopback connections of the host phase's
         // tests may hold the launcher's default port 50051 as a local port when the server binds
         int port = 21051 + ips().toList().indexOf(ip);
+        if (inJvm()) {
+            EventLoopGroup servers = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
+            EventLoopGroup clients = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
+            InetSocketAddress at = new InetSocketAddress(ip, port);
+            Server server = GrpcHello.start(servers, at);
+            try {
+                GrpcHello.call(clients, at, "verbs4j");   // throws when an answer differs
+            } finally {
+                server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+                clients.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
+                servers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
+            }
+            return;
+        }
         String out = run("grpc-hello", "-n", "verbs4j", "-p", Integer.toString(port), ip);
         assertTrue(out.contains("grpc-hello client: SayHello -> Hello verbs4j"), out);
         assertTrue(out.contains("grpc-hello client: SayHelloAgain -> 5 answers, all checked: Hello again verbs4j (1)"
@@ -48,9 +69,24 @@ class NettyExamplesIT {
     @Test
     void nettyEchoChecksEveryEcho() throws Exception {
         String ip = ips().findFirst().orElseThrow();
+        if (inJvm()) {
+            EventLoopGroup servers = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+            try {
+                NettyEcho.bind(servers, new InetSocketAddress(ip, 21480));
+                NettyEcho.client(new InetSocketAddress(ip, 21480), 100000, 20);   // throws when an echo differs
+            } finally {
+                servers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
+            }
+            return;
+        }
         String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "21480", ip);
         assertTrue(out.contains("netty-echo client: 20 echoes of 100000 bytes, every byte checked; round trip min"),
                 out);
+    }
+
+    /** In the lab (the RoCE device is there): the examples' code in this JVM, not their launchers. */
+    static boolean inJvm() {
+        return Lab.hasFabric("roce");
     }
 
     /** Runs {@code bin/NAME ARGS}, waits for it and returns its output; fails on a non-zero exit status. */
