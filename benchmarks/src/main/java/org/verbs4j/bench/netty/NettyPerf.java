@@ -22,6 +22,8 @@ import java.util.Locale;
  * Exit status 0; 1 when a check or a connection failed; 2 on a bad command line.
  */
 public final class NettyPerf {
+    private static final String LEAK_DETECTION = "io.netty.leakDetection.level";
+
     private NettyPerf() {
     }
 
@@ -43,6 +45,10 @@ public final class NettyPerf {
      * @return the exit status: 0; 1 on a failure; 2 on a bad command line
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (System.getProperty(LEAK_DETECTION) == null) {
+            // its sampled stack traces would be counted as the transports' allocation (both alike); -D... turns it on
+            System.setProperty(LEAK_DETECTION, "disabled");
+        }
         return NettyPerfOptions.PARSER.launch(args, out, err, NettyPerfOptions::of, o -> {
             try {
                 return o.server() ? serve(o, out, err) : o.local ? local(o, out, err) : client(o, null, out);
@@ -80,8 +86,8 @@ public final class NettyPerf {
 
     private static int client(NettyPerfOptions o, PerfServers local, PrintStream out) throws Exception {
         out.printf(Locale.ROOT, "netty-perf: %s %s ports %d-%d, sizes %s, %d iterations after %d warm-up, message size %d,"
-                + " depth %d, %s%n", local != null ? "--local on" : "client of", o.host, o.port,
-                o.port + Transport.PORTS - 1, sizes(o.sizes), o.iters, o.warmup, o.messageSize, o.depth,
+                + " depth %d, allocator %s, %s%n", local != null ? "--local on" : "client of", o.host, o.port,
+                o.port + Transport.PORTS - 1, sizes(o.sizes), o.iters, o.warmup, o.messageSize, o.depth, o.allocator,
                 System.getProperty("java.vm.name") + " " + Runtime.version());
         Report report = new Report(out);
         Transport[] all = {Transport.NETTY_RDMA, Transport.RAW, Transport.NETTY_NIO};

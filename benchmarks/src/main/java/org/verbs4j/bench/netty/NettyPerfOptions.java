@@ -1,5 +1,8 @@
 package org.verbs4j.bench.netty;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -47,6 +50,9 @@ final class NettyPerfOptions {
             "the endpoints' send and receive depth (both verbs4j transports)");
     static final Option<Integer> GRPC_SIZE = Option.of(Option.NO_SHORT, "grpc-size", "BYTES",
             intSize(1, 4 << 20), 64, "the gRPC calls' request and answer bytes");
+    static final Option<String> ALLOCATOR = Option.of(Option.NO_SHORT, "allocator", "NAME",
+            Values.choice(java.util.Map.of("default", "default", "pooled", "pooled", "unpooled", "unpooled")), "default",
+            "the ByteBufAllocator of every Netty channel: default (Netty's: adaptive in 4.2), pooled, unpooled");
     static final Option<String> CSV = Option.of(Option.NO_SHORT, "csv", "FILE", Values.string(), null,
             "client: also write the rows to FILE as CSV");
 
@@ -55,7 +61,7 @@ final class NettyPerfOptions {
             .synopsis("[options] HOST", "client: run the tests against the server at HOST")
             .synopsis("--local [options] [ADDRESS]", "server and client in one JVM")
             .operands(0, 1)
-            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, CSV)
+            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
                     + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/performance.md.");
@@ -72,6 +78,7 @@ final class NettyPerfOptions {
     int messageSize;
     int depth;
     int grpcSize;
+    String allocator;
     String csv;
 
     static NettyPerfOptions of(CommandLine c) throws UsageException {
@@ -86,6 +93,7 @@ final class NettyPerfOptions {
         o.depth = c.get(DEPTH);
         o.grpcSize = c.get(GRPC_SIZE);
         o.csv = c.get(CSV);
+        o.allocator = c.get(ALLOCATOR);
         String device = c.get(DEVICE);
         String operand = c.operands().isEmpty() ? null : c.operands().get(0);
         if (device != null && operand != null) {
@@ -144,6 +152,15 @@ final class NettyPerfOptions {
 
     InetSocketAddress clientAddress(int offset) {
         return new InetSocketAddress(host, port + offset);
+    }
+
+    /** {@return the allocator of {@code --allocator}, or null for Netty's default} */
+    ByteBufAllocator byteBufAllocator() {
+        return switch (allocator) {
+            case "pooled" -> PooledByteBufAllocator.DEFAULT;
+            case "unpooled" -> UnpooledByteBufAllocator.DEFAULT;
+            default -> null;
+        };
     }
 
     /** The endpoints of both verbs4j transports: {@code -m}, {@code -t}. */

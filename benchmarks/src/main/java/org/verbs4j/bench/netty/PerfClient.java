@@ -54,6 +54,9 @@ final class PerfClient implements AutoCloseable {
         } else {
             b.option(ChannelOption.TCP_NODELAY, true);
         }
+        if (o.byteBufAllocator() != null) {
+            b.option(ChannelOption.ALLOCATOR, o.byteBufAllocator());
+        }
         return b.connect(o.clientAddress(t.portOffset)).sync().channel();
     }
 

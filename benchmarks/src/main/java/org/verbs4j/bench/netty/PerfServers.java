@@ -74,6 +74,9 @@ final class PerfServers implements AutoCloseable {
             b.option(ChannelOption.SO_REUSEADDR, true).childOption(ChannelOption.TCP_NODELAY, true);
         }
         b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyPerfOptions.WATER_MARK);
+        if (o.byteBufAllocator() != null) {
+            b.option(ChannelOption.ALLOCATOR, o.byteBufAllocator()).childOption(ChannelOption.ALLOCATOR, o.byteBufAllocator());
+        }
         return b.bind(o.serverAddress(t.portOffset)).sync().channel();
     }
 
