@@ -46,11 +46,11 @@ final class Report {
 
     private static String columns(Test t) {
         return switch (t) {
-            case LATENCY, GRPC -> String.format(Locale.ROOT, " %-26s %8s %9s %10s %10s %10s %10s %11s", "transport", "bytes",
+            case LATENCY, GRPC -> String.format(Locale.ROOT, " %-34s %8s %9s %10s %10s %10s %10s %11s", "transport", "bytes",
                     "iters", "mean", "median", "p99", "min", "warm-up ms");
-            case THROUGHPUT -> String.format(Locale.ROOT, " %-26s %8s %9s %12s %12s %11s", "transport", "bytes", "msgs",
+            case THROUGHPUT -> String.format(Locale.ROOT, " %-34s %8s %9s %12s %12s %11s", "transport", "bytes", "msgs",
                     "MB/s", "msg/s", "warm-up ms");
-            case ALLOC -> String.format(Locale.ROOT, " %-26s %8s %9s %14s %14s %14s %11s", "transport", "bytes", "msgs",
+            case ALLOC -> String.format(Locale.ROOT, " %-34s %8s %9s %14s %14s %14s %11s", "transport", "bytes", "msgs",
                     "client loop", "server loop", "caller", "warm-up ms");
         };
     }
@@ -59,13 +59,13 @@ final class Report {
         String f = r.ratio() ? "%10.3f" : "%10.2f";
         String name = r.ratio() ? "  " + r.transport() : r.transport();
         return switch (r.test()) {
-            case LATENCY, GRPC -> String.format(Locale.ROOT, " %-26s %8d %9s " + f + " " + f + " " + f + " " + f + " %11s", name,
+            case LATENCY, GRPC -> String.format(Locale.ROOT, " %-34s %8d %9s " + f + " " + f + " " + f + " " + f + " %11s", name,
                     r.bytes(), r.ratio() ? "" : Long.toString(r.count()), r.mean(), r.median(), r.p99(), r.min(),
                     warmup(r));
-            case THROUGHPUT -> String.format(Locale.ROOT, " %-26s %8d %9s %12s %12s %11s", name, r.bytes(),
+            case THROUGHPUT -> String.format(Locale.ROOT, " %-34s %8d %9s %12s %12s %11s", name, r.bytes(),
                     r.ratio() ? "" : Long.toString(r.count()), value(r.mbPerSecond(), r.ratio()),
                     value(r.messagesPerSecond(), r.ratio()), warmup(r));
-            case ALLOC -> String.format(Locale.ROOT, " %-26s %8d %9d %14s %14s %14s %11s", name, r.bytes(), r.count(),
+            case ALLOC -> String.format(Locale.ROOT, " %-34s %8d %9d %14s %14s %14s %11s", name, r.bytes(), r.count(),
                     value(r.clientLoopBytes(), false), value(r.serverLoopBytes(), false), value(r.callerBytes(), false),
                     warmup(r));
         };
