@@ -14,6 +14,7 @@ import java.util.Set;
 import org.verbs4j.api.Rdma;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.endpoint.EndpointOptions;
+import org.verbs4j.netty.RdmaIoHandler;
 import org.verbs4j.examples.cli.CommandLine;
 import org.verbs4j.examples.cli.Option;
 import org.verbs4j.examples.cli.OptionParser;
@@ -53,6 +54,9 @@ final class NettyPerfOptions {
     static final Option<String> ALLOCATOR = Option.of(Option.NO_SHORT, "allocator", "NAME",
             Values.choice(java.util.Map.of("default", "default", "pooled", "pooled", "unpooled", "unpooled")), "default",
             "the ByteBufAllocator of every Netty channel: default (Netty's: adaptive in 4.2), pooled, unpooled");
+    static final Option<Integer> RDMA_SPIN = Option.of(Option.NO_SHORT, "rdma-spin", "MICROS", Values.intIn(0, 10_000_000),
+            (int) (RdmaIoHandler.DEFAULT_SPIN_NANOS / 1000),
+            "how long RdmaIoHandler's loops poll without work before they park (RdmaIoHandler.newFactory)");
     static final Option<String> CSV = Option.of(Option.NO_SHORT, "csv", "FILE", Values.string(), null,
             "client: also write the rows to FILE as CSV");
 
@@ -61,7 +65,7 @@ final class NettyPerfOptions {
             .synopsis("[options] HOST", "client: run the tests against the server at HOST")
             .synopsis("--local [options] [ADDRESS]", "server and client in one JVM")
             .operands(0, 1)
-            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, CSV)
+            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
                     + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/performance.md.");
@@ -79,6 +83,7 @@ final class NettyPerfOptions {
     int depth;
     int grpcSize;
     String allocator;
+    long rdmaSpinNanos;
     String csv;
 
     static NettyPerfOptions of(CommandLine c) throws UsageException {
@@ -94,6 +99,7 @@ final class NettyPerfOptions {
         o.grpcSize = c.get(GRPC_SIZE);
         o.csv = c.get(CSV);
         o.allocator = c.get(ALLOCATOR);
+        o.rdmaSpinNanos = c.get(RDMA_SPIN) * 1000L;
         String device = c.get(DEVICE);
         String operand = c.operands().isEmpty() ? null : c.operands().get(0);
         if (device != null && operand != null) {

@@ -12,7 +12,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,14 +31,16 @@ final class PerfClient implements AutoCloseable {
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final NettyPerfOptions o;
-    private final EventLoopGroup rdma = Transport.NETTY_RDMA.group(1);
-    private final EventLoopGroup nio = Transport.NETTY_NIO.group(1);
+    private final EventLoopGroup rdma;
+    private final EventLoopGroup nio;
     /** The servers' event loops, when they run in this JVM (--local), for the allocation test; else null. */
     private final PerfServers local;
 
     PerfClient(NettyPerfOptions o, PerfServers local) {
         this.o = o;
         this.local = local;
+        this.rdma = Transport.NETTY_RDMA.group(1, o.rdmaSpinNanos);
+        this.nio = Transport.NETTY_NIO.group(1, 0);
     }
 
     private EventLoopGroup group(Transport t) {
@@ -192,7 +193,7 @@ final class PerfClient implements AutoCloseable {
             while (from < p.size) {
                 ByteBuffer dst = link.slot();
                 if (dst == null) {
-                    if ((from & 0xff) == 0 && System.nanoTime() - last > STALL_NANOS) {
+                    if (System.nanoTime() - last > STALL_NANOS) {
                         throw new IllegalStateException("raw-endpoint: no send credit for " + STALL_NANOS / 1_000_000_000 + " s");
                     }
                     Thread.onSpinWait();
@@ -336,8 +337,7 @@ final class PerfClient implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        List<EventLoopGroup> all = new ArrayList<>(List.of(rdma, nio));
-        for (EventLoopGroup g : all) {
+        for (EventLoopGroup g : List.of(rdma, nio)) {
             g.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
         }
     }

@@ -29,7 +29,10 @@ final class PerfServers implements AutoCloseable {
     private EventLoopGroup rdmaGroup;
     private EventLoopGroup nioGroup;
 
+    private final long spinNanos;
+
     PerfServers(NettyPerfOptions o, PrintStream err) throws InterruptedException {
+        spinNanos = o.rdmaSpinNanos;
         boolean ok = false;
         try {
             rdmaGroup = newGroup(Transport.NETTY_RDMA);
@@ -55,7 +58,7 @@ final class PerfServers implements AutoCloseable {
     }
 
     private EventLoopGroup newGroup(Transport t) {
-        EventLoopGroup g = t.group(1);
+        EventLoopGroup g = t.group(1, spinNanos);
         groups.add(g);
         return g;
     }

@@ -11,6 +11,8 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * against: the same endpoint options, the same slots, no pipeline, no {@code ByteBuf}s.
  */
 final class RawLink implements AutoCloseable {
+    static final long STALL_SECONDS = 30;
+
     final RdmaEndpoint ep;
     private final WorkCompletions sendWc;
     private final WorkCompletions recvWc;
@@ -56,19 +58,27 @@ final class RawLink implements AutoCloseable {
         free--;
     }
 
-    /** Sends {@code length} bytes of {@code src} from absolute index {@code at}, waiting (spinning) for slots. */
+    /**
+     * Sends {@code length} bytes of {@code src} from absolute index {@code at}, waiting (spinning) for slots and
+     * credits.
+     *
+     * @throws IllegalStateException when no slot or credit came for {@value #STALL_SECONDS} s (the peer stopped reading)
+     */
     void sendAll(ByteBuffer src, int at, int length) {
         int done = 0;
+        long since = System.nanoTime();
         while (done < length) {
             ByteBuffer dst = slot();
             if (dst == null) {
+                if (System.nanoTime() - since > STALL_SECONDS * 1_000_000_000L) {
+                    throw new IllegalStateException(ep + ": no send credit for " + STALL_SECONDS + " s");
+                }
                 Thread.onSpinWait();
                 continue;
             }
+            since = System.nanoTime();
             int n = Math.min(slotBytes, length - done);
-            for (int k = 0; k < n; k++) {
-                dst.put(k, src.get(at + done + k));
-            }
+            dst.put(0, src, at + done, n);
             send(n);
             done += n;
         }

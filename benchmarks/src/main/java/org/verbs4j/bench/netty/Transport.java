@@ -36,14 +36,17 @@ enum Transport {
         this.portOffset = portOffset;
     }
 
-    /** {@return a new group of {@code threads} event loops of this Netty transport} */
-    EventLoopGroup group(int threads) {
-        return new MultiThreadIoEventLoopGroup(threads, factory());
+    /**
+     * {@return a new group of {@code threads} event loops of this Netty transport; verbs4j's poll {@code spinNanos}
+     * without work before they park}
+     */
+    EventLoopGroup group(int threads, long spinNanos) {
+        return new MultiThreadIoEventLoopGroup(threads, factory(spinNanos));
     }
 
-    IoHandlerFactory factory() {
+    IoHandlerFactory factory(long spinNanos) {
         return switch (this) {
-            case NETTY_RDMA -> RdmaIoHandler.newFactory();
+            case NETTY_RDMA -> RdmaIoHandler.newFactory(spinNanos, RdmaIoHandler.DEFAULT_MAX_PARK_NANOS);
             case NETTY_NIO -> NioIoHandler.newFactory();
             case RAW -> throw new IllegalStateException("the endpoint API has no event loop");
         };
