@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 /**
  * netty-perf: what Netty over verbs4j costs. In one run on one device: Netty over verbs4j ({@code RdmaChannel})
@@ -98,7 +99,8 @@ public final class NettyPerf {
                 for (int size : o.sizes) {
                     Row[] r = new Row[all.length];
                     for (int i = 0; i < all.length; i++) {
-                        report.add(r[i] = c.latency(all[i], size));
+                        Transport t = all[i];
+                        report.add(r[i] = measure("latency " + t.label + " " + size + " B", () -> c.latency(t, size)));
                     }
                     report.add(Row.ratio(r[0], r[1]));
                     report.add(Row.ratio(r[0], r[2]));
@@ -108,23 +110,24 @@ public final class NettyPerf {
                 for (int size : o.sizes) {
                     Row[] r = new Row[all.length];
                     for (int i = 0; i < all.length; i++) {
-                        report.add(r[i] = c.throughput(all[i], size));
+                        Transport t = all[i];
+                        report.add(r[i] = measure("throughput " + t.label + " " + size + " B", () -> c.throughput(t, size)));
                     }
                     report.add(Row.ratio(r[0], r[1]));
                     report.add(Row.ratio(r[0], r[2]));
                 }
             }
             if (o.runs(Test.GRPC)) {
-                Row rdma = c.grpc(Transport.NETTY_RDMA);
+                Row rdma = measure("gRPC over netty-rdma", () -> c.grpc(Transport.NETTY_RDMA));
                 report.add(rdma);
-                Row nio = c.grpc(Transport.NETTY_NIO);
+                Row nio = measure("gRPC over netty-nio", () -> c.grpc(Transport.NETTY_NIO));
                 report.add(nio);
                 report.add(Row.ratio(rdma, nio));
             }
             if (o.runs(Test.ALLOC)) {
                 for (int size : o.sizes) {
-                    report.add(c.allocation(Transport.NETTY_RDMA, size));
-                    report.add(c.allocation(Transport.NETTY_NIO, size));
+                    report.add(measure("alloc netty-rdma " + size + " B", () -> c.allocation(Transport.NETTY_RDMA, size)));
+                    report.add(measure("alloc netty-nio " + size + " B", () -> c.allocation(Transport.NETTY_NIO, size)));
                 }
                 out.println(" (server loop: with --local only; caller: the thread that waits for the loop; the warm-up"
                         + " primes Netty's pools and the JIT)");
@@ -138,6 +141,17 @@ public final class NettyPerf {
             }
         }
         return 0;
+    }
+
+    /** Runs one measurement; a failure says which test, transport and size it was. */
+    private static Row measure(String what, Callable<Row> run) throws Exception {
+        try {
+            return run.call();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new Exception(what + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
+        }
     }
 
     private static String sizes(List<Integer> sizes) {
