@@ -52,7 +52,7 @@ public final class NettyPerf {
         }
         return NettyPerfOptions.PARSER.launch(args, out, err, NettyPerfOptions::of, o -> {
             try {
-                return o.server() ? serve(o, out, err) : o.local ? local(o, out, err) : client(o, null, out);
+                return o.server() ? serve(o, out, err) : o.local ? local(o, out, err) : client(o, null, out, err);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 err.println("netty-perf: interrupted");
@@ -82,11 +82,11 @@ public final class NettyPerf {
 
     private static int local(NettyPerfOptions o, PrintStream out, PrintStream err) throws Exception {
         try (PerfServers s = new PerfServers(o, err)) {
-            return client(o, s, out);
+            return client(o, s, out, err);
         }
     }
 
-    private static int client(NettyPerfOptions o, PerfServers local, PrintStream out) throws Exception {
+    private static int client(NettyPerfOptions o, PerfServers local, PrintStream out, PrintStream err) throws Exception {
         out.printf(Locale.ROOT, "netty-perf: %s %s ports %d-%d, sizes %s, %d iterations after %d warm-up, message size %d,"
                 + " depth %d, allocator %s, RdmaIoHandler spin %d us, %s%n", local != null ? "--local on" : "client of",
                 o.host, o.port, o.port + Transport.PORTS - 1, sizes(o.sizes), o.iters, o.warmup, o.messageSize, o.depth,
@@ -133,6 +133,18 @@ public final class NettyPerf {
                         + " primes Netty's pools and the JIT)");
             }
         }
+        int status = 0;
+        if (o.maxAlloc != null) {
+            for (Row r : report.rows()) {
+                if (r.test() == Test.ALLOC && r.transport().equals(Transport.NETTY_RDMA.label)
+                        && (r.clientLoopBytes() > o.maxAlloc || r.serverLoopBytes() > o.maxAlloc)) {
+                    err.printf(Locale.ROOT, "netty-perf: netty-rdma at %d B allocates %.1f B (client loop) and %.1f B (server"
+                            + " loop) per message, above --max-alloc %d%n", r.bytes(), r.clientLoopBytes(),
+                            r.serverLoopBytes(), o.maxAlloc);
+                    status = 1;
+                }
+            }
+        }
         if (o.csv != null) {
             try {
                 report.writeCsv(Path.of(o.csv));
@@ -140,7 +152,7 @@ public final class NettyPerf {
                 throw new IOException("--csv " + o.csv + ": " + e.getMessage(), e);
             }
         }
-        return 0;
+        return status;
     }
 
     /** Runs one measurement; a failure says which test, transport and size it was. */

@@ -57,6 +57,9 @@ final class NettyPerfOptions {
     static final Option<Integer> RDMA_SPIN = Option.of(Option.NO_SHORT, "rdma-spin", "MICROS", Values.intIn(0, 10_000_000),
             (int) (RdmaIoHandler.DEFAULT_SPIN_NANOS / 1000),
             "how long RdmaIoHandler's loops poll without work before they park (RdmaIoHandler.newFactory)");
+    static final Option<Integer> MAX_ALLOC = Option.of(Option.NO_SHORT, "max-alloc", "BYTES", Values.intIn(0, 1 << 30),
+            null, "alloc: exit 1 when a netty-rdma event loop allocates more than BYTES per message")
+            .defaultText("no limit");
     static final Option<String> CSV = Option.of(Option.NO_SHORT, "csv", "FILE", Values.string(), null,
             "client: also write the rows to FILE as CSV");
 
@@ -65,7 +68,7 @@ final class NettyPerfOptions {
             .synopsis("[options] HOST", "client: run the tests against the server at HOST")
             .synopsis("--local [options] [ADDRESS]", "server and client in one JVM")
             .operands(0, 1)
-            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, CSV)
+            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, MAX_ALLOC, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
                     + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/performance.md.");
@@ -84,6 +87,8 @@ final class NettyPerfOptions {
     int grpcSize;
     String allocator;
     long rdmaSpinNanos;
+    /** {@code --max-alloc}, or null. */
+    Integer maxAlloc;
     String csv;
 
     static NettyPerfOptions of(CommandLine c) throws UsageException {
@@ -100,6 +105,7 @@ final class NettyPerfOptions {
         o.csv = c.get(CSV);
         o.allocator = c.get(ALLOCATOR);
         o.rdmaSpinNanos = c.get(RDMA_SPIN) * 1000L;
+        o.maxAlloc = c.get(MAX_ALLOC);
         String device = c.get(DEVICE);
         String operand = c.operands().isEmpty() ? null : c.operands().get(0);
         if (device != null && operand != null) {
@@ -120,8 +126,8 @@ final class NettyPerfOptions {
             if (o.bind == null) {
                 o.bind = deviceAddress != null ? deviceAddress : "0.0.0.0";
             }
-            if (c.given(CSV) || c.given(ONLY)) {
-                throw new UsageException("--csv and --only are the client's: give the server's HOST");
+            if (c.given(CSV) || c.given(ONLY) || c.given(MAX_ALLOC)) {
+                throw new UsageException("--csv, --only and --max-alloc are the client's: give the server's HOST");
             }
         } else if (!o.local && c.given(BIND)) {
             throw new UsageException("-b is for a server, not a client");

@@ -56,7 +56,7 @@ class NettyPerfOptionsTest {
     @ParameterizedTest
     @ValueSource(strings = {
         "--bogus", "-s 0 h", "-s 64,x h", "-s , h", "-n 4 h", "-n abc h", "-w -1 h", "-p 0 h", "-p 70000 h",
-        "--only speed h", "--only latency,nothing h", "-m 10 h", "-t 0 h", "--allocator fast h", "--rdma-spin -1 h", "a b",
+        "--only speed h", "--only latency,nothing h", "-m 10 h", "-t 0 h", "--allocator fast h", "--rdma-spin -1 h", "--max-alloc -1 h", "--max-alloc 0", "a b",
         "-b 1.2.3.4 h", "--local -b 1.2.3.4", "--csv x.csv", "--only grpc", "-d nosuchdevice0", "-d x 1.2.3.4", "-s"})
     void aBadCommandLineIsAUsageError(String line) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
