@@ -48,8 +48,8 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * ch.writeAndFlush(Unpooled.wrappedBuffer(bytes));
  * }</pre>
  *
- * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes into the endpoint's registered send
- * slots, several small writes into one slot and a large write over several, and posts the slots it filled as one
+ * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes (but for the registered allocator's
+ * buffers, below) into the endpoint's registered send slots, several small writes into one slot and a large write over several, and posts the slots it filled as one
  * chain of sends (one doorbell, {@link RdmaEndpoint#trySendBatch}); a
  * write's promise completes when its last byte is posted. Sends need a free slot and a send credit (a posted
  * receive at the peer); without one the bytes wait in the channel's outbound buffer, whose size drives
@@ -68,8 +68,18 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * process died, the link went down, the peer closed and got no credit in time) fires {@code exceptionCaught} with an
  * {@link IOException}, then {@code channelInactive}.
  *
- * <p>Not yet: RDMA READ/WRITE rendezvous for large writes, a registered-memory {@code ByteBufAllocator}
- * (writes and reads are copied once, into and out of the registered slots). A client's local address
+ * <p><b>Writes without a copy.</b> With {@link RdmaChannelOption#REGISTERED_ALLOCATOR}, the channel's allocator
+ * hands out direct buffers of at most a slot's bytes in free send slots of its endpoint; such a buffer, written to
+ * this channel whole, is posted from its slot as is. Every other buffer is copied; both kinds go on the wire in the
+ * order written. A slot lent to a buffer is free again when the buffer is released unwritten, or when its send
+ * completes; reads never take one.
+ *
+ * <pre>{@code
+ * ByteBuf b = ch.alloc().directBuffer(512);   // with REGISTERED_ALLOCATOR: a send slot
+ * ch.writeAndFlush(b.writeBytes(payload));     // posted from the slot, no copy
+ * }</pre>
+ *
+ * <p>Not yet: RDMA READ/WRITE rendezvous for large writes; reads are copied once out of the receive slots. A client's local address
  * ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
