@@ -107,6 +107,55 @@ class RegisteredAllocatorTest {
         }
     }
 
+    /**
+     * An accepted channel with the option (a child option): an echo that answers each message with a buffer of its
+     * channel's allocator sends most answers from slots, the rest (asked for while the slots were out) copied.
+     */
+    @Test
+    void anAcceptedChannelLendsItsSlotsToo() throws Exception {
+        int size = 200_000;
+        CompletableFuture<RdmaChannel> accepted = new CompletableFuture<>();
+        ChannelInboundHandlerAdapter answer = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                accepted.complete((RdmaChannel) ctx.channel());
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ByteBuf in = (ByteBuf) msg;
+                ByteBuf out = ctx.alloc().directBuffer(in.readableBytes()).writeBytes(in);
+                in.release();
+                ctx.write(out);
+            }
+
+            @Override
+            public void channelReadComplete(ChannelHandlerContext ctx) {
+                ctx.flush();
+            }
+        };
+        try (Loopback lo = new Loopback()) {
+            lo.server = new io.netty.bootstrap.ServerBootstrap().group(lo.serverGroup).channel(RdmaServerChannel.class)
+                    .option(RdmaChannelOption.MESSAGE_SIZE, Loopback.MESSAGE_SIZE)
+                    .childOption(RdmaChannelOption.REGISTERED_ALLOCATOR, true)
+                    .childHandler(answer).bind(lo.address).sync().channel();
+            Collect c = new Collect(size);
+            Channel ch = lo.connect(c);
+            byte[] sent = RdmaChannelTest.random(size, 11);
+            for (int off = 0; off < size; off += 1000) {
+                ch.write(Unpooled.wrappedBuffer(sent, off, Math.min(1000, size - off)));
+            }
+            ch.flush();
+            assertArrayEquals(sent, c.done.get(30, TimeUnit.SECONDS));
+            RdmaChannel server = accepted.get(5, TimeUnit.SECONDS);
+            long fromSlots = server.zeroCopySends();
+            assertTrue(fromSlots > 0, "answers sent from slots");
+            assertTrue(server.copiedBytes() < size, "not every answer copied: " + server.copiedBytes());
+            assertEquals(size, rdma(ch).copiedBytes(), "the client's heap buffers were copied");
+            ch.close().sync();
+        }
+    }
+
     @Test
     void heapBuffersAreCopied() throws Exception {
         try (Loopback lo = new Loopback().serve(new Echo(), false)) {
