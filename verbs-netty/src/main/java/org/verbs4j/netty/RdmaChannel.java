@@ -49,14 +49,15 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * }</pre>
  *
  * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes (but for the registered allocator's
- * buffers, below) into the endpoint's registered send slots, several small writes into one slot and a large write over several, and posts the slots it filled as one
- * chain of sends (one doorbell, {@link RdmaEndpoint#trySendBatch}); a
- * write's promise completes when its last byte is posted. Sends need a free slot and a send credit (a posted
- * receive at the peer); without one the bytes wait in the channel's outbound buffer, whose size drives
+ * buffers, below) into the endpoint's registered send slots, several small writes into one slot and a large write
+ * over several, and posts the slots it filled as one chain of sends (one doorbell,
+ * {@link RdmaEndpoint#trySendBatch}); a write's promise completes when its last byte is posted. Sends need a free
+ * slot and a send credit (a posted receive at the peer); without one the bytes wait in the channel's outbound
+ * buffer, whose size drives
  * {@link #isWritable()} through the write-buffer water marks: a peer that does not read makes the channel
  * unwritable, the bounded back-pressure of a TCP channel.
  *
- * <p><b>Reads.</b> Each message received becomes one {@link ByteBuf} (from the channel's allocator), fired in
+ * <p><b>Reads.</b> Each message received becomes one {@link ByteBuf} (from the channel's {@code ALLOCATOR}), fired in
  * order; a poll's batch ends with {@code channelReadComplete}. With auto-read off, a {@code read()} delivers one
  * batch; unread messages keep their receive slots, so the peer runs out of credits and stops.
  *
@@ -79,8 +80,8 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * ch.writeAndFlush(b.writeBytes(payload));     // posted from the slot, no copy
  * }</pre>
  *
- * <p>Not yet: RDMA READ/WRITE rendezvous for large writes; reads are copied once out of the receive slots. A client's local address
- * ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
+ * <p>Not yet: RDMA READ/WRITE rendezvous for large writes; reads are copied once out of the receive slots. A
+ * client's local address ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
