@@ -123,9 +123,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private int slotBytes;
     /** Who holds each send slot: free, the transport's, or lent to a buffer of the registered allocator. */
     private SendSlotPool slotPool;
-    /** Bytes copied into send slots, and sends posted from a lent slot as is: read by the tests. */
-    private volatile long copiedBytes;
-    private volatile long zeroCopySends;
+    /** Bytes copied into send slots, and sends posted from a lent slot as is: read by the tests, on the loop. */
+    private long copiedBytes;
+    private long zeroCopySends;
     private boolean writePending;
     private boolean readPending;
     private boolean finPending;
@@ -222,14 +222,23 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return remote;
     }
 
-    /** {@return the bytes a flush copied into send slots so far} */
+    /** {@return the bytes a flush copied into send slots so far} Read on the event loop (waits for it elsewhere). */
     long copiedBytes() {
-        return copiedBytes;
+        return onLoop(() -> copiedBytes);
     }
 
     /** {@return the sends posted from a registered allocator's buffer as is, without a copy, so far} */
     long zeroCopySends() {
-        return zeroCopySends;
+        return onLoop(() -> zeroCopySends);
+    }
+
+    /** The counters are the loop's plain fields (no fence per message): another thread reads them through it. */
+    private long onLoop(java.util.concurrent.Callable<Long> read) {
+        try {
+            return eventLoop().inEventLoop() ? read.call() : eventLoop().submit(read).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException(this + ": cannot read its counters on its event loop", e);
+        }
     }
 
     /** {@return the send slots free now (neither lent nor in flight), or -1 before the channel connected} */
