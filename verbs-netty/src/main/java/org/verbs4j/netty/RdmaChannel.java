@@ -48,15 +48,16 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * ch.writeAndFlush(Unpooled.wrappedBuffer(bytes));
  * }</pre>
  *
- * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes into the endpoint's registered send
- * slots, several small writes into one slot and a large write over several, and posts the slots it filled as one
- * chain of sends (one doorbell, {@link RdmaEndpoint#trySendBatch}); a
- * write's promise completes when its last byte is posted. Sends need a free slot and a send credit (a posted
- * receive at the peer); without one the bytes wait in the channel's outbound buffer, whose size drives
+ * <p><b>Writes.</b> {@link ByteBuf}s only. A flush copies the flushed bytes (but for the registered allocator's
+ * buffers, below) into the endpoint's registered send slots, several small writes into one slot and a large write
+ * over several, and posts the slots it filled as one chain of sends (one doorbell,
+ * {@link RdmaEndpoint#trySendBatch}); a write's promise completes when its last byte is posted. Sends need a free
+ * slot and a send credit (a posted receive at the peer); without one the bytes wait in the channel's outbound
+ * buffer, whose size drives
  * {@link #isWritable()} through the write-buffer water marks: a peer that does not read makes the channel
  * unwritable, the bounded back-pressure of a TCP channel.
  *
- * <p><b>Reads.</b> Each message received becomes one {@link ByteBuf} (from the channel's allocator), fired in
+ * <p><b>Reads.</b> Each message received becomes one {@link ByteBuf} (from the channel's {@code ALLOCATOR}), fired in
  * order; a poll's batch ends with {@code channelReadComplete}. With auto-read off, a {@code read()} delivers one
  * batch; unread messages keep their receive slots, so the peer runs out of credits and stops.
  *
@@ -68,9 +69,19 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * process died, the link went down, the peer closed and got no credit in time) fires {@code exceptionCaught} with an
  * {@link IOException}, then {@code channelInactive}.
  *
- * <p>Not yet: RDMA READ/WRITE rendezvous for large writes, a registered-memory {@code ByteBufAllocator}
- * (writes and reads are copied once, into and out of the registered slots). A client's local address
- * ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
+ * <p><b>Writes without a copy.</b> With {@link RdmaChannelOption#REGISTERED_ALLOCATOR}, the channel's allocator
+ * hands out direct buffers of at most a slot's bytes in free send slots of its endpoint; such a buffer, written to
+ * this channel whole, is posted from its slot as is. Every other buffer is copied; both kinds go on the wire in the
+ * order written. A slot lent to a buffer is free again when the buffer is released unwritten, or when its send
+ * completes; reads never take one.
+ *
+ * <pre>{@code
+ * ByteBuf b = ch.alloc().directBuffer(512);   // with REGISTERED_ALLOCATOR: a send slot
+ * ch.writeAndFlush(b.writeBytes(payload));     // posted from the slot, no copy
+ * }</pre>
+ *
+ * <p>Not yet: RDMA READ/WRITE rendezvous for large writes; reads are copied once out of the receive slots. A
+ * client's local address ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
@@ -104,11 +115,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private WorkCompletions sendWc;
     private WorkCompletions recvWc;
     private int sendDepth;
-    /** The lengths of the slots a flush fills, posted as one chain. */
+    /** The slots a flush fills and their lengths, in the order of the writes: posted as chains. */
+    private int[] slots;
     private int[] lengths;
+    /** A run of {@link #lengths} from index 0, for a chain that does not start the flush. */
+    private int[] runLengths;
     private int slotBytes;
-    private int nextSlot;
-    private int freeSlots;
+    /** Who holds each send slot: free, the transport's, or lent to a buffer of the registered allocator. */
+    private SendSlotPool slotPool;
+    /** Bytes copied into send slots, and sends posted from a lent slot as is: read by the tests, on the loop. */
+    private long copiedBytes;
+    private long zeroCopySends;
     private boolean writePending;
     private boolean readPending;
     private boolean finPending;
@@ -143,10 +160,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         EndpointOptions o = ep.options();
         this.endpoint = ep;
         this.sendDepth = o.sendDepth();
-        this.freeSlots = sendDepth;
+        this.slots = new int[sendDepth];
         this.lengths = new int[sendDepth];
+        this.runLengths = new int[sendDepth];
         // a message must fit this side's send slot and the peer's receive slot
         this.slotBytes = Math.min(o.messageSize(), ep.peerMessageSize());
+        java.nio.ByteBuffer[] memory = new java.nio.ByteBuffer[sendDepth];
+        for (int i = 0; i < sendDepth; i++) {
+            memory[i] = ep.sendSlot(i).slice(0, slotBytes);
+        }
+        this.slotPool = new SendSlotPool(memory, slotBytes);
+        config.slotAllocator().attach(slotPool);
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
         this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
         config.setEndpointOptions(o);
@@ -196,6 +220,31 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     @Override
     protected SocketAddress remoteAddress0() {
         return remote;
+    }
+
+    /** {@return the bytes a flush copied into send slots so far} Read on the event loop (waits for it elsewhere). */
+    long copiedBytes() {
+        return onLoop(() -> copiedBytes);
+    }
+
+    /** {@return the sends posted from a registered allocator's buffer as is, without a copy, so far} */
+    long zeroCopySends() {
+        return onLoop(() -> zeroCopySends);
+    }
+
+    /** The counters are the loop's plain fields (no fence per message): another thread reads them through it. */
+    private long onLoop(java.util.concurrent.Callable<Long> read) {
+        try {
+            return eventLoop().inEventLoop() ? read.call() : eventLoop().submit(read).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException(this + ": cannot read its counters on its event loop", e);
+        }
+    }
+
+    /** {@return the send slots free now (neither lent nor in flight), or -1 before the channel connected} */
+    int freeSendSlots() {
+        SendSlotPool p = slotPool;
+        return p == null ? -1 : p.free();
     }
 
     /** {@return the endpoint under the channel, or null before it connected} Use it on the event loop only. */
@@ -249,6 +298,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             connectTimeout = null;
         }
         RdmaEndpoint ep = endpoint;
+        if (slotPool != null) {
+            slotPool.close(); // nothing more is lent; buffers still out keep their (plain Java) memory
+        }
         if (ep != null && !ep.isClosed()) {
             if (finDue()) {
                 try {
@@ -298,25 +350,41 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     /**
-     * Fills as many send slots as there are free slots and credits, then posts them all at once (one doorbell),
-     * until the outbound buffer is empty or nothing more may go.
+     * Fills as many send slots as there are credits and places in the send queue, then posts them (one chain per run
+     * of consecutive slots, in the order of the writes), until the outbound buffer is empty or nothing more may go.
+     * A buffer of the registered allocator, whole and in a slot of this endpoint, is posted from its slot as is;
+     * every other buffer is copied, small ones sharing a slot.
      */
     private void write(ChannelOutboundBuffer in) {
         RdmaEndpoint ep = endpoint;
         reapSends(ep);
+        SendSlotPool pool = slotPool;
         for (;;) {
             if (in.current() == null) {
                 writePending = false;
                 return;
             }
-            int room = (int) Math.min(freeSlots, ep.sendCredits());
-            if (room <= 0) {
-                writePending = true;
-                return;
-            }
+            int room = room(ep);
             int filled = 0;
-            int slot = nextSlot;
+            long copied = 0;
             while (filled < room && in.current() != null) {
+                ByteBuf head = (ByteBuf) in.current();
+                if (head.readableBytes() == 0) {
+                    in.remove();
+                    continue;
+                }
+                int lent = lentSlot(head, pool);
+                if (lent >= 0) {
+                    slots[filled] = lent;
+                    lengths[filled++] = head.readableBytes();
+                    zeroCopySends++;
+                    in.remove(); // released: the slot stays out of the pool until the send completes
+                    continue;
+                }
+                int slot = pool.take();
+                if (slot < 0) {
+                    break; // every free slot is lent: wait for a completion or a release
+                }
                 ByteBuffer dst = ep.sendSlot(slot);
                 dst.limit(slotBytes);
                 Object msg;
@@ -327,44 +395,105 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                         in.remove();
                         continue;
                     }
+                    if (dst.position() > 0 && isLent(buf, pool)) {
+                        break; // it goes from its own slot, after this one
+                    }
                     int n = Math.min(readable, dst.remaining());
                     dst.limit(dst.position() + n);
                     buf.getBytes(buf.readerIndex(), dst);
                     dst.limit(slotBytes);
                     in.removeBytes(n);
+                    copied += n;
                 }
                 if (dst.position() == 0) {
+                    pool.untake(slot);
                     break; // only empty buffers were left
                 }
+                slots[filled] = slot;
                 lengths[filled++] = dst.position();
-                slot = slot + 1 == sendDepth ? 0 : slot + 1;
             }
-            if (filled > 0) {
-                postBatch(ep, filled);
+            if (copied > 0) {
+                copiedBytes += copied;
             }
+            if (filled == 0) {
+                writePending = in.current() != null;
+                return;
+            }
+            postBatch(ep, filled);
         }
     }
 
+    /** {@return the sends that may be posted now: the peer's credits, bounded by the free places of the send queue} */
+    private int room(RdmaEndpoint ep) {
+        return (int) Math.min(sendDepth - ep.inFlight(), ep.sendCredits());
+    }
+
+    /** {@return whether {@code buf} is a registered allocator's buffer in a slot of this channel's endpoint} */
+    private static boolean isLent(ByteBuf buf, SendSlotPool pool) {
+        return buf instanceof SendSlotByteBuf && ((SendSlotByteBuf) buf).slotOf(pool) >= 0;
+    }
+
+    /**
+     * {@return the slot {@code buf} is to be posted from as is, now marked in flight, or -1 when it is copied}: a
+     * buffer of this channel's registered allocator still in its slot, read from its start, not in flight already
+     */
+    private int lentSlot(ByteBuf buf, SendSlotPool pool) {
+        if (!(buf instanceof SendSlotByteBuf) || buf.readerIndex() != 0 || buf.readableBytes() > slotBytes) {
+            return -1;
+        }
+        int slot = ((SendSlotByteBuf) buf).slotOf(pool);
+        return slot >= 0 && pool.sending(slot) ? slot : -1;
+    }
+
+    /** Posts the {@code count} slots of {@link #slots}, in order: each run of consecutive slots is one chain. */
     private void postBatch(RdmaEndpoint ep, int count) {
-        int posted = ep.trySendBatch(nextSlot, lengths, count);
-        if (posted != count) {
-            throw new IllegalStateException(this + ": " + posted + " of " + count + " sends posted although the credits "
-                    + "and slots were counted");
+        for (int start = 0; start < count;) {
+            int end = start + 1;
+            while (end < count && slots[end] == (slots[end - 1] + 1 == sendDepth ? 0 : slots[end - 1] + 1)) {
+                end++;
+            }
+            int run = end - start;
+            int[] runLength = lengths;
+            if (start > 0) {
+                System.arraycopy(lengths, start, runLengths, 0, run);
+                runLength = runLengths;
+            }
+            int posted = ep.trySendBatch(slots[start], runLength, run);
+            if (posted != run) {
+                throw new IllegalStateException(this + ": " + posted + " of " + run + " sends posted although the "
+                        + "credits and places were counted");
+            }
+            start = end;
         }
-        nextSlot = (nextSlot + count) % sendDepth;
-        freeSlots -= count;
     }
 
+    /** {@return whether a message of the transport's own (a copy, the end of stream) may go now} */
     private boolean canSend(RdmaEndpoint ep) {
-        return freeSlots > 0 && ep.sendCredits() > 0;
+        return room(ep) > 0 && slotPool.free() > 0;
     }
 
-    private void post(RdmaEndpoint ep, int slot, int length) {
-        if (!ep.trySend(slot, length)) {
-            throw new IllegalStateException(this + ": no send credit although one was counted");
+    /** {@return whether a flush may post something now: a slot and a credit, or a credit for a lent buffer} */
+    private boolean canWrite(RdmaEndpoint ep) {
+        if (room(ep) <= 0) {
+            return false;
         }
-        nextSlot = slot + 1 == sendDepth ? 0 : slot + 1;
-        freeSlots--;
+        if (slotPool.free() > 0) {
+            return true;
+        }
+        ChannelOutboundBuffer in = unsafe().outboundBuffer();
+        Object head = in == null ? null : in.current();
+        return head instanceof ByteBuf && isLent((ByteBuf) head, slotPool);
+    }
+
+    /** Posts an empty message (the end of stream) from a free slot. */
+    private void postEmpty(RdmaEndpoint ep) {
+        int slot = slotPool.take();
+        if (slot < 0 || !ep.trySend(slot, 0)) {
+            if (slot >= 0) {
+                slotPool.untake(slot);
+            }
+            throw new IllegalStateException(this + ": no send slot or credit although one was counted");
+        }
     }
 
     /** Frees the slots of completed sends; throws on a failed one (the connection is broken). */
@@ -375,8 +504,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 throw new UncheckedIOException(new ConnectionLost(this + ": a send failed with " + status(sendWc, i)
                         + ": the connection to the peer is lost"));
             }
+            slotPool.completed((int) sendWc.wrId(i));
         }
-        freeSlots += n;
         return n;
     }
 
@@ -406,10 +535,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             LockSupport.parkNanos(CREDIT_POLL_NANOS);
             reapSends(ep);
         }
-        post(ep, nextSlot, 0);
+        postEmpty(ep);
         finSent = true;
         long deadline = System.nanoTime() + FIN_WAIT_NANOS;
-        while (freeSlots < sendDepth && System.nanoTime() - deadline < 0) {
+        while (ep.inFlight() > 0 && System.nanoTime() - deadline < 0) {
             if (reapSends(ep) == 0) {
                 Thread.onSpinWait();
             }
@@ -433,7 +562,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     private void sendFin(RdmaEndpoint ep) {
-        post(ep, nextSlot, 0);
+        postEmpty(ep);
         finSent = true;
         finPending = false;
     }
@@ -468,7 +597,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 repost(ep, slot); // shut by this side: dropped, as a socket's shut input drops
                 continue;
             }
-            ByteBuf buf = config.getAllocator().ioBuffer(length);
+            ByteBuf buf = config.baseAllocator().ioBuffer(length); // never a send slot
             buf.writeBytes(m);
             repost(ep, slot);
             delivered = true;
@@ -739,7 +868,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     sendFin(ep);
                     work++;
                 }
-                if (writePending && canSend(ep)) {
+                if (writePending && canWrite(ep)) {
                     work++;
                     super.flush0();
                 }

@@ -6,8 +6,10 @@ import static io.netty.channel.ChannelOption.TCP_NODELAY;
 import static org.verbs4j.netty.RdmaChannelOption.ENDPOINT_OPTIONS;
 import static org.verbs4j.netty.RdmaChannelOption.MESSAGE_SIZE;
 import static org.verbs4j.netty.RdmaChannelOption.RECEIVE_DEPTH;
+import static org.verbs4j.netty.RdmaChannelOption.REGISTERED_ALLOCATOR;
 import static org.verbs4j.netty.RdmaChannelOption.SEND_DEPTH;
 
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
@@ -28,15 +30,19 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile boolean noDelay = true;
+    private volatile boolean registeredAllocator;
+    /** The registered allocator of a client or accepted channel; null for a server channel. */
+    private final RdmaChannelAllocator slotAllocator;
 
     RdmaChannelConfig(Channel channel) {
         super(channel);
+        this.slotAllocator = channel instanceof RdmaChannel ? new RdmaChannelAllocator(this) : null;
     }
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ENDPOINT_OPTIONS, MESSAGE_SIZE, SEND_DEPTH, RECEIVE_DEPTH,
-                ALLOW_HALF_CLOSURE, SO_KEEPALIVE, TCP_NODELAY);
+                ALLOW_HALF_CLOSURE, SO_KEEPALIVE, TCP_NODELAY, REGISTERED_ALLOCATOR);
     }
 
     @Override
@@ -63,6 +69,9 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
         if (option == TCP_NODELAY) {
             return (T) Boolean.valueOf(noDelay);
         }
+        if (option == REGISTERED_ALLOCATOR) {
+            return (T) Boolean.valueOf(registeredAllocator);
+        }
         return super.getOption(option);
     }
 
@@ -83,6 +92,8 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
             keepAlive = (Boolean) value;
         } else if (option == TCP_NODELAY) {
             noDelay = (Boolean) value;
+        } else if (option == REGISTERED_ALLOCATOR) {
+            setRegisteredAllocator((Boolean) value);
         } else {
             return super.setOption(option, value);
         }
@@ -119,6 +130,42 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
      */
     public RdmaChannelConfig setAllowHalfClosure(boolean allow) {
         this.allowHalfClosure = allow;
+        return this;
+    }
+
+    /**
+     * {@return the channel's allocator: the registered allocator when {@link RdmaChannelOption#REGISTERED_ALLOCATOR}
+     * is on (a client or accepted channel), else the one set with {@code ALLOCATOR}}
+     */
+    @Override
+    public ByteBufAllocator getAllocator() {
+        return registeredAllocator && slotAllocator != null ? slotAllocator : super.getAllocator();
+    }
+
+    /** {@return the allocator set with {@code ALLOCATOR} (Netty's default unless set): reads and fall-backs use it} */
+    ByteBufAllocator baseAllocator() {
+        return super.getAllocator();
+    }
+
+    /** {@return the registered allocator, whichever allocator the channel hands out; null on a server channel} */
+    RdmaChannelAllocator slotAllocator() {
+        return slotAllocator;
+    }
+
+    /** {@return whether the channel's allocator hands out buffers in its endpoint's send slots} */
+    public boolean isRegisteredAllocator() {
+        return registeredAllocator;
+    }
+
+    /**
+     * With {@code true}, the channel's allocator hands out buffers in its endpoint's send slots, written without a
+     * copy ({@link RdmaChannelOption#REGISTERED_ALLOCATOR}).
+     *
+     * @param on whether to
+     * @return this configuration
+     */
+    public RdmaChannelConfig setRegisteredAllocator(boolean on) {
+        this.registeredAllocator = on;
         return this;
     }
 }

@@ -30,6 +30,16 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     public static final ChannelOption<Integer> SEND_DEPTH = valueOf(RdmaChannelOption.class, "VERBS4J_SEND_DEPTH");
     /** Receive slots: messages the peer may send before this side reads ({@link EndpointOptions#receiveDepth}). */
     public static final ChannelOption<Integer> RECEIVE_DEPTH = valueOf(RdmaChannelOption.class, "VERBS4J_RECEIVE_DEPTH");
+    /**
+     * With {@code true}, the channel's allocator ({@code channel.alloc()}, {@code ctx.alloc()}) hands out direct
+     * buffers of at most a send slot's bytes in free send slots of the channel's endpoint, memory registered with
+     * the device: a write of such a buffer, whole, is posted from the slot without a copy. Larger buffers, heap
+     * buffers, and buffers asked for while no slot is free come from the channel's {@code ALLOCATOR} and are copied
+     * as before. A per-channel option: on a server, set it with {@code ServerBootstrap.childOption}. Default:
+     * {@code false}.
+     */
+    public static final ChannelOption<Boolean> REGISTERED_ALLOCATOR = valueOf(RdmaChannelOption.class,
+            "VERBS4J_REGISTERED_ALLOCATOR");
 
     @SuppressWarnings("deprecation")
     private RdmaChannelOption() {

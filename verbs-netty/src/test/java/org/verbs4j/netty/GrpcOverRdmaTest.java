@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -77,15 +76,19 @@ class GrpcOverRdmaTest {
                 .build();
     }
 
-    @Test
-    void unaryAndStreamingCallsOverRdma() throws Exception {
+    /** With the registered allocator on both sides too: gRPC's buffers (retained, sliced, composite) in send slots. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "registered allocator {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void unaryAndStreamingCallsOverRdma(boolean registeredAllocator) throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
         InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         Server server = NettyServerBuilder.forAddress(at)
                 .channelType(RdmaServerChannel.class).bossEventLoopGroup(group).workerEventLoopGroup(group)
+                .withChildOption(RdmaChannelOption.REGISTERED_ALLOCATOR, registeredAllocator)
                 .addService(service()).build().start();
         ManagedChannel channel = NettyChannelBuilder.forAddress(at)
-                .channelType(RdmaChannel.class).eventLoopGroup(group).usePlaintext().build();
+                .channelType(RdmaChannel.class).eventLoopGroup(group)
+                .withOption(RdmaChannelOption.REGISTERED_ALLOCATOR, registeredAllocator).usePlaintext().build();
         try {
             byte[] request = RdmaChannelTest.random(100_000, 3); // larger than a slot and than an HTTP/2 frame
             byte[] reply = ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(20,

@@ -71,6 +71,31 @@ class RdmaChannelConfigTest {
     }
 
     @Test
+    void theRegisteredAllocatorIsAnOptionAndFallsBackBeforeTheConnection() {
+        RdmaChannel ch = new RdmaChannel();
+        RdmaChannelConfig c = ch.config();
+        assertFalse(c.getOption(RdmaChannelOption.REGISTERED_ALLOCATOR));
+        assertTrue(c.getOptions().containsKey(RdmaChannelOption.REGISTERED_ALLOCATOR));
+        io.netty.buffer.ByteBufAllocator base = c.getAllocator();
+        assertTrue(c.setOption(RdmaChannelOption.REGISTERED_ALLOCATOR, true));
+        assertTrue(c.isRegisteredAllocator());
+        assertTrue(c.getAllocator() instanceof RdmaChannelAllocator);
+        // not connected: no slot to lend, so the channel's ALLOCATOR serves
+        io.netty.buffer.ByteBuf b = ch.alloc().directBuffer(16);
+        assertFalse(b instanceof SendSlotByteBuf);
+        b.release();
+        io.netty.buffer.UnpooledByteBufAllocator mine = new io.netty.buffer.UnpooledByteBufAllocator(false);
+        c.setOption(ChannelOption.ALLOCATOR, mine);
+        assertTrue(c.getAllocator() instanceof RdmaChannelAllocator, "still the registered one");
+        assertEquals(mine, ((RdmaChannelAllocator) c.getAllocator()).fallback());
+        c.setRegisteredAllocator(false);
+        assertEquals(mine, c.getAllocator());
+        c.setOption(ChannelOption.ALLOCATOR, base);
+        assertFalse(new RdmaServerChannel().config().setRegisteredAllocator(true).getAllocator()
+                instanceof RdmaChannelAllocator, "a server channel has no slots");
+    }
+
+    @Test
     void onlyByteBufsAreWritten() {
         RdmaChannel ch = new RdmaChannel();
         assertThrows(UnsupportedOperationException.class, () -> ch.filterOutboundMessage("text"));

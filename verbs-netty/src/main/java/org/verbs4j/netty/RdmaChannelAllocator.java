@@ -1,0 +1,59 @@
+package org.verbs4j.netty;
+
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * The allocator of an {@link RdmaChannel} with {@link RdmaChannelOption#REGISTERED_ALLOCATOR}: a direct buffer of at
+ * most a send slot's bytes is a free send slot of the channel's endpoint (memory registered with its protection
+ * domain), so writing it to the channel posts it without a copy. Everything else comes from the channel's
+ * {@code ALLOCATOR} (Netty's default unless set): heap buffers, larger buffers, buffers asked for before the channel
+ * is connected or after it closed, and any buffer once the free slots are down to the reserve the transport keeps
+ * for its own copies.
+ *
+ * <p>The transport's reads never take a slot: a received message is copied into a buffer of the channel's
+ * {@code ALLOCATOR}. Slot buffers are not tracked by Netty's leak detector; one never released keeps its slot, which
+ * then serves no other write (copied writes still go, through the reserve).
+ */
+final class RdmaChannelAllocator extends AbstractByteBufAllocator {
+    private final RdmaChannelConfig config;
+    private volatile SendSlotPool pool;
+
+    RdmaChannelAllocator(RdmaChannelConfig config) {
+        super(true);
+        this.config = config;
+    }
+
+    /** The channel's endpoint is connected: its send slots may be lent from now on. */
+    void attach(SendSlotPool slots) {
+        this.pool = slots;
+    }
+
+    /** {@return the allocator buffers not in a slot come from: the channel's {@code ALLOCATOR}} */
+    ByteBufAllocator fallback() {
+        return config.baseAllocator();
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+        return fallback().heapBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+        SendSlotPool p = pool;
+        if (p != null && initialCapacity <= p.slotBytes() && maxCapacity >= p.slotBytes()) {
+            int slot = p.lend();
+            if (slot >= 0) {
+                return new SendSlotByteBuf(this, p, slot, maxCapacity);
+            }
+        }
+        return fallback().directBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+        return true;
+    }
+}
