@@ -1,6 +1,7 @@
 package org.verbs4j.netty;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
@@ -114,6 +115,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private final RdmaRegistration registration = new RdmaRegistration();
     private WorkCompletions sendWc;
     private WorkCompletions recvWc;
+    /**
+     * Netty's view of each receive slot, made at its first message: a message is copied from it into the read
+     * buffer memory to memory (a copy from the slot's {@code ByteBuffer} into a buffer of Netty's adaptive allocator
+     * makes a {@code ByteBuffer} slice per message).
+     */
+    private ByteBuf[] receiveSlots;
     private int sendDepth;
     /** The slots a flush fills and their lengths, in the order of the writes: posted as chains. */
     private int[] slots;
@@ -173,6 +180,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         config.slotAllocator().attach(slotPool);
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
         this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
+        this.receiveSlots = new ByteBuf[o.receiveDepth()];
         config.setEndpointOptions(o);
         this.active = true;
     }
@@ -320,6 +328,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             recvWc.close();
             sendWc = null;
             recvWc = null;
+            receiveSlots = null;   // views of the endpoint's memory, freed with it
         }
         if (wasOpen && parent() != null) {
             parent().childClosed();
@@ -598,7 +607,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 continue;
             }
             ByteBuf buf = config.baseAllocator().ioBuffer(length); // never a send slot
-            buf.writeBytes(m);
+            if (slot < receiveSlots.length) {
+                buf.writeBytes(receiveSlot(slot, m), 0, length);
+            } else {
+                buf.writeBytes(m);
+            }
             repost(ep, slot);
             delivered = true;
             p.fireChannelRead(buf);
@@ -610,6 +623,18 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             p.fireChannelReadComplete();
         }
         return n;
+    }
+
+    /** Netty's view of receive slot {@code slot}, whose message is {@code m} (the endpoint's view of the slot). */
+    private ByteBuf receiveSlot(int slot, ByteBuffer m) {
+        ByteBuf b = receiveSlots[slot];
+        if (b == null) {
+            ByteBuffer whole = m.duplicate();
+            whole.clear();
+            b = Unpooled.wrappedBuffer(whole);
+            receiveSlots[slot] = b;
+        }
+        return b;
     }
 
     /** Posts a receive slot again; a failure is kept for {@link #failed} (reposts stop: the connection is gone). */
