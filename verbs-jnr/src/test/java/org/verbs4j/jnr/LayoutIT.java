@@ -198,6 +198,9 @@ class LayoutIT {
         if (t == RDMACM) {
             // the UD event parameters lie in the same union as the connection parameters
             m.put("EVENT_PARAM", "offsetof(struct rdma_cm_event, param.ud)");
+            // the route's addresses, in struct rdma_addr's unions
+            m.put("ID_ROUTE_SRC_ADDR", "offsetof(struct rdma_cm_id, route.addr.src_addr)");
+            m.put("ID_ROUTE_DST_ADDR", "offsetof(struct rdma_cm_id, route.addr.dst_addr)");
         }
         if (t == VERBS) {
             for (String[] f : DEVICE_ATTR_EX) {
