@@ -44,7 +44,7 @@ final class LocalWarmUp {
     /** At most this many unmeasured runs of the loop per side, each followed by a wait for the JIT compiler. */
     static final int MAX_RUNS = 5;
     /** The first run's iterations: it also tells how fast the loop runs here. */
-    static final int PROBE_ITERS = 1_000;
+    static final int PROBE_ITERS = 200;
     /** The most iterations of one run. */
     static final int RUN_ITERS = 4_000;
     /** The fewest iterations of one run. */

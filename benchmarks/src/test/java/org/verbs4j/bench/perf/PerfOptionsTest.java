@@ -235,8 +235,8 @@ class PerfOptionsTest {
         LocalWarmUp.Plan fast = new LocalWarmUp.Plan(start, 60_000_000_000L);
         assertEquals(LocalWarmUp.PROBE_ITERS, fast.iterations(0, 0, 0));
         // the first side to ask decides; the other gets the same answer whatever its own last run took
-        assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(1, 1000, 1_000_000), "a fast loop: full runs");
-        assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(1, 1000, 60_000_000_000L));
+        assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(1, 200, 1_000_000), "a fast loop: full runs");
+        assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(1, 200, 60_000_000_000L));
         for (int r = 2; r < LocalWarmUp.MAX_RUNS; r++) {
             assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(r, 4000, 4_000_000));
         }
@@ -246,17 +246,17 @@ class PerfOptionsTest {
 
         LocalWarmUp.Plan slow = new LocalWarmUp.Plan(start, 0);
         assertEquals(LocalWarmUp.PROBE_ITERS, slow.iterations(0, 0, 0));
-        assertEquals(LocalWarmUp.MIN_RUN_ITERS, slow.iterations(1, 1000, 3_000_000_000L),
+        assertEquals(LocalWarmUp.MIN_RUN_ITERS, slow.iterations(1, 200, 3_000_000_000L),
                 "the budget spent: a second, short run (the loop method is entered again)");
         assertEquals(0, slow.iterations(2, 100, 300_000_000), "then no more");
         assertEquals(0, slow.iterations(2, 100, 1), "for either side");
         assertEquals(0, slow.iterations(3, 100, 1));
         assertEquals(2, slow.count());
 
-        // 1,000 iterations in 0.5 s with 2 s left over 4 runs: 1,000 per run
+        // 200 iterations in 0.1 s with 2 s left over 4 runs: 1,000 per run
         LocalWarmUp.Plan paced = new LocalWarmUp.Plan(System.nanoTime(), 2_000_000_000L);
         paced.iterations(0, 0, 0);
-        long n = paced.iterations(1, 1000, 500_000_000);
+        long n = paced.iterations(1, 200, 100_000_000);
         assertTrue(n > 900 && n <= 1000, "paced by the last run's rate: " + n);
     }
 }
