@@ -69,9 +69,8 @@ class LocalWarmUpTest {
         assertEquals(1, lines.stream().filter(l -> l.contains("warm-up")).count(), role + ": one warm-up line\n" + output);
         Matcher m = WARMED.matcher(lines.get(0));
         assertTrue(m.matches(), role + ": the warm-up ran\n" + output);
-        double seconds = Double.parseDouble(m.group(3));
+        // it ended within LocalWarmUp.LIMIT_SECONDS, else the line says "not possible" (the time is for the report)
         System.out.println("LocalWarmUpTest " + role + ": " + lines.get(0));
-        assertTrue(seconds < LocalWarmUp.LIMIT_SECONDS, role + ": bounded\n" + output);
         return m;
     }
 
@@ -141,13 +140,15 @@ class LocalWarmUpTest {
 
     @Test
     void durationRunsWarmUpWithTheDurationLoop() throws Exception {
-        List<String> a = args("write_lat", TestPorts.next(), "-s", "64", "-D", "2");
+        // send_lat: its closing handshake makes both sides end together (write_lat -D has none: on a busy host the
+        // side that ends first can close while the other's last write is in flight, a flush error there)
+        List<String> a = args("send_lat", TestPorts.next(), "-s", "64", "-D", "2");
         Pair p = runPair(a);
         String d = p.describe();
         assertEquals(0, p.server().exit(), d);
         assertEquals(0, p.client().exit(), d);
         for (Side s : List.of(p.server(), p.client())) {
-            assertEquals(LocalWarmUp.DURATION_SECONDS + " s of the duration loop of write_lat (64 B)",
+            assertEquals(LocalWarmUp.DURATION_SECONDS + " s of the duration loop of send_lat (64 B)",
                     warmUpLine(s.output(), s == p.server() ? "server" : "client").group(1), d);
             double[] v = VerbsPerfIT.resultLine(s.output(), PerfFormat.LAT_DURATION_COLUMNS, d);
             assertTrue(v != null && v[1] > 0 && v[2] > 0, "a -D result line\n" + d);
