@@ -38,7 +38,7 @@ import org.verbs4j.api.cm.ConnectionManager;
  * {@link #DURATION_SECONDS} s. With {@code -a}: the first size (the JIT counts iterations, not bytes). Where the
  * device cannot make the pair (iWARP without {@code -R}, no local address on the device, a device that refuses a
  * loopback connection), or it takes longer than {@link #LIMIT_SECONDS}, the run goes on cold and says why.
- * On a machine that is not busy it takes 1.5-3 s, about half of it waiting for the compiler.
+ * On jsiw_lo, on a busy 2-core host, 2.4-15 s in a fresh JVM (the pure-Java device is cold too), 2-4 s in a warm one.
  */
 final class LocalWarmUp {
     /** At most this many unmeasured runs of the loop per side, each followed by a wait for the JIT compiler. */
