@@ -63,7 +63,11 @@ final class PerfCommandLine {
     static final Option<Boolean> REPORT_GBITS = Option.flag(Option.NO_SHORT, "report_gbits",
             "Report Max/Average BW of test in Gbit/sec (instead of MB/sec)");
     static final Option<Integer> WARMUP = Option.of(Option.NO_SHORT, "warmup", "ITERS",
-            Values.intIn(0, PerfOptions.MAX_ITER), 0, "verbs4j: run the loop ITERS times unmeasured before each size (JIT)");
+            Values.intIn(0, PerfOptions.MAX_ITER), 0, "verbs4j: instead of the local warm-up, run the loop ITERS times "
+                    + "unmeasured with the peer before each size (the peer must be verbs4j-perf with the same ITERS); "
+                    + "0: no warm-up at all").defaultText("a local warm-up on a loopback pair, before connecting");
+    static final Option<Boolean> NO_WARMUP = Option.flag(Option.NO_SHORT, "no-warmup",
+            "verbs4j: no local warm-up (as --warmup=0): the first iterations run in the interpreter and are counted");
 
     /** perftest's options verbs4j-perf does not implement: letter (or none), long name, what it does. */
     private static final Object[][] REFUSED = {
@@ -128,14 +132,14 @@ final class PerfCommandLine {
         if (test == null) {
             p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU, ITERS, NO_PEAK,
                     OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM, SIZE, SL, TX_DEPTH, TOS, QP_TIMEOUT, UNSORTED, VERSION,
-                    GID_INDEX, REPORT_GBITS, WARMUP);
+                    GID_INDEX, REPORT_GBITS, WARMUP, NO_WARMUP);
         } else {
             p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU,
                     ITERS.withDefault(test == PerfTest.WRITE_BW ? PerfOptions.DEF_ITERS_WRITE_BW : PerfOptions.DEF_ITERS),
                     NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM,
                     SIZE.withDefault((long) (test.bandwidth ? PerfOptions.DEF_SIZE_BW : PerfOptions.DEF_SIZE_LAT)), SL,
                     TX_DEPTH.withDefault(test.bandwidth ? PerfOptions.DEF_TX_BW : PerfOptions.DEF_TX_LAT), TOS, QP_TIMEOUT,
-                    UNSORTED, VERSION, GID_INDEX, REPORT_GBITS, WARMUP);
+                    UNSORTED, VERSION, GID_INDEX, REPORT_GBITS, WARMUP, NO_WARMUP);
         }
         for (Object[] r : REFUSED) {
             p.add(Option.unsupported(r[0] == null ? Option.NO_SHORT : (Character) r[0], (String) r[1], (String) r[2]));

@@ -12,7 +12,7 @@ import org.verbs4j.examples.cli.UsageException;
  * 20,000 iterations, ...). The options themselves, and those of perftest that verbs4j-perf refuses by name, are
  * declared in {@link PerfCommandLine}; the one operand is the server's host name (client role).
  */
-public final class PerfOptions {
+public final class PerfOptions implements Cloneable {
     /** perftest's defaults and limits (perftest_parameters.h). */
     static final int DEF_PORT = 18515;
     static final int DEF_SIZE_LAT = 2;
@@ -66,8 +66,18 @@ public final class PerfOptions {
     boolean unsorted;
     int duration;
     boolean reportGbits;
-    /** verbs4j: iterations of an unmeasured run of the same loop before each measured one (JIT warm-up). */
+    /**
+     * verbs4j ({@code --warmup ITERS}): iterations of an unmeasured run of the same loop with the peer before each
+     * measured one (JIT warm-up); the peer must be verbs4j-perf with the same value.
+     */
     int warmup;
+    /**
+     * verbs4j: before anything reaches the peer, run the test's loops on a loopback pair of this device
+     * ({@link LocalWarmUp}). On unless {@code --warmup} (any value) or {@code --no-warmup} is given.
+     */
+    boolean localWarmup;
+    /** The local warm-up's loopback sides only: the iterations of their warm-up runs (else null: {@link #warmup}). */
+    LocalWarmUp.Plan warmupPlan;
     String serverHost;
 
     /** {@code -V}: print the version and exit; nothing else is checked. */
@@ -104,6 +114,11 @@ public final class PerfOptions {
         duration = c.get(PerfCommandLine.DURATION);
         reportGbits = c.get(PerfCommandLine.REPORT_GBITS);
         warmup = c.get(PerfCommandLine.WARMUP);
+        boolean noWarmup = c.get(PerfCommandLine.NO_WARMUP);
+        if (noWarmup && warmup > 0) {
+            throw new UsageException("--no-warmup and --warmup " + warmup + " exclude each other");
+        }
+        localWarmup = !noWarmup && !c.given(PerfCommandLine.WARMUP);
         serverHost = c.operands().isEmpty() ? null : c.operands().get(0);
         boolean read = test.verb == PerfTest.Verb.READ;
         boolean send = test.verb == PerfTest.Verb.SEND;
@@ -133,6 +148,15 @@ public final class PerfOptions {
             throw new UsageException("-U (--report-unsorted) is available only on latency tests");
         }
         dependencies();
+    }
+
+    /** A copy to change (the local warm-up's loopback sides). */
+    PerfOptions copy() {
+        try {
+            return (PerfOptions) clone();
+        } catch (CloneNotSupportedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** True for the client role (a server host was given). */
@@ -202,7 +226,8 @@ public final class PerfOptions {
                 throw new UsageException("-D (duration) and -n (iterations) exclude each other");
             }
             if (warmup > 0) {
-                throw new UsageException("--warmup is for iteration runs; -D has its own warm-up margin");
+                throw new UsageException("--warmup ITERS is for iteration runs; with -D the local warm-up runs the loop for "
+                        + LocalWarmUp.DURATION_SECONDS + " s (--no-warmup: none)");
             }
             if (!(duration > 2 * margin())) {
                 throw new UsageException("please check that DURATION > 2*MARGIN");

@@ -90,11 +90,21 @@ final class PerfRun {
      * the measured run, taking half a vCPU for most of a second of it.
      */
     private void warmUp(int sz) {
-        int runs = (int) Math.min(WARMUP_RUNS, o.warmup);
+        LocalWarmUp.Plan plan = o.warmupPlan;
+        int runs = plan != null ? LocalWarmUp.MAX_RUNS : (int) Math.min(WARMUP_RUNS, o.warmup);
         long waited = 0;
+        long lastIters = 0;
+        long lastNanos = 0;
         for (int r = 0; r < runs; r++) {
-            runner.measure(sz, o.warmup / runs + (r < o.warmup % runs ? 1 : 0), "warm-up " + (r + 1) + " of size " + sz,
-                    true);
+            long n = plan != null ? plan.iterations(r, lastIters, lastNanos)
+                    : o.warmup / runs + (r < o.warmup % runs ? 1 : 0);
+            if (n == 0) {
+                break;
+            }
+            long t0 = System.nanoTime();
+            runner.measure(sz, n, "warm-up " + (r + 1) + " of size " + sz, true);
+            lastNanos = System.nanoTime() - t0;
+            lastIters = n;
             waited += CompilerQuiet.await();
         }
         if (waited > 2_000_000_000L) {

@@ -116,6 +116,12 @@ public final class VerbsPerf {
         if (Boolean.getBoolean(CLOCK_COST)) {
             err.printf(java.util.Locale.ROOT, "verbs4j-perf: System.nanoTime() takes %.0f ns here%n", clockCostNanos());
         }
+        if (o.localWarmup) {
+            // before the exchange exists: the peer (perhaps C perftest) sees nothing of it; a server prints its
+            // "Waiting for client" banner (scripts wait for it) only once it is about to listen
+            err.println("verbs4j-perf: " + LocalWarmUp.run(o).line());
+            err.flush();
+        }
         if (!o.isClient()) {
             for (String l : PerfFormat.waitingBanner()) {
                 out.println(l);

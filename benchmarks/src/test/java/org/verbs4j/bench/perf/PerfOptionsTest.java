@@ -170,4 +170,93 @@ class PerfOptionsTest {
         assertNull(PerfTest.of("atomic_bw"));
         assertEquals(PerfTest.SEND_BW, PerfTest.of("ib_send_bw"));
     }
+
+    @Test
+    void theLocalWarmUpIsOnByDefaultAndOffWithWarmup0OrNoWarmup() throws Exception {
+        PerfOptions d = parse(PerfTest.SEND_LAT);
+        assertTrue(d.localWarmup, "on by default");
+        assertEquals(0, d.warmup, "no warm-up with the peer by default: the exchange is perftest's");
+        assertTrue(parse(PerfTest.READ_BW, "-R", "10.0.0.1").localWarmup, "on for a client too");
+        PerfOptions zero = parse(PerfTest.SEND_LAT, "--warmup=0");
+        assertFalse(zero.localWarmup, "--warmup=0: no warm-up at all (the default before the local warm-up)");
+        assertEquals(0, zero.warmup);
+        PerfOptions off = parse(PerfTest.WRITE_LAT, "--no-warmup");
+        assertFalse(off.localWarmup);
+        assertEquals(0, off.warmup);
+        PerfOptions peer = parse(PerfTest.WRITE_LAT, "--warmup", "500");
+        assertFalse(peer.localWarmup, "--warmup ITERS: the warm-up with the peer instead, as before");
+        assertEquals(500, peer.warmup);
+        assertTrue(error(PerfTest.SEND_LAT, "--no-warmup", "--warmup=5").contains("--no-warmup and --warmup 5"));
+        assertFalse(parse(PerfTest.SEND_LAT, "--no-warmup", "--warmup=0").localWarmup);
+    }
+
+    @Test
+    void withDurationTheLocalWarmUpRunsTheDurationLoop() throws Exception {
+        PerfOptions d = parse(PerfTest.WRITE_LAT, "-D", "4");
+        assertTrue(d.localWarmup && d.isDuration());
+        PerfOptions lo = LocalWarmUp.loopbackOptions(d);
+        assertEquals(LocalWarmUp.DURATION_SECONDS, lo.duration, "the same (duration) loop, for a second");
+        assertTrue(lo.isDuration());
+        assertEquals(0, lo.margin(), "-D 1 has no margin: all of it runs the loop");
+        assertEquals(0, lo.warmup);
+        assertEquals(4, d.duration, "the run's own options are not changed");
+        assertFalse(parse(PerfTest.WRITE_LAT, "-D", "4", "--no-warmup").localWarmup);
+        assertFalse(parse(PerfTest.WRITE_LAT, "-D", "4", "--warmup=0").localWarmup);
+        assertTrue(error(PerfTest.WRITE_LAT, "-D", "4", "--warmup=100").contains("--warmup ITERS is for iteration runs"));
+    }
+
+    @Test
+    void theLoopbackRunHasTheRunsOwnLoopSettings() throws Exception {
+        PerfOptions o = parse(PerfTest.WRITE_BW, "-R", "-d", "dev0", "-p", "20000", "-n", "50000", "-t", "64", "-Q",
+                "16", "-a", "--max_size=1024", "10.0.0.1");
+        PerfOptions lo = LocalWarmUp.loopbackOptions(o);
+        assertEquals(LocalWarmUp.LAST_RUN_ITERS, lo.iters, "a short last run after the warm-up runs");
+        assertEquals(LocalWarmUp.RUN_ITERS, lo.warmup, "warm-up runs on, as large as any run");
+        assertEquals(2, lo.size, "-a: the first size");
+        assertFalse(lo.all);
+        assertFalse(lo.localWarmup, "no warm-up of the warm-up");
+        assertFalse(lo.isClient(), "the loopback server");
+        assertTrue(lo.port != 20000, "another port than -p: a peer that connects early never reaches it");
+        assertEquals("dev0", lo.device);
+        assertTrue(lo.rdmaCm);
+        // what decides the loop's branches is the run's: tx depth, CQ moderation, no peak (-n above 20000)
+        assertEquals(64, lo.txDepth);
+        assertEquals(16, lo.cqMod);
+        assertTrue(lo.noPeak && o.noPeak);
+        assertEquals(o.inlineSize, lo.inlineSize);
+        assertEquals(50000, o.iters, "the run's own options are not changed");
+        assertEquals("10.0.0.1", o.serverHost);
+        assertTrue(o.all && o.localWarmup);
+    }
+
+    @Test
+    void theWarmUpPlanGivesBothSidesTheSameRunsWithinItsBudget() {
+        long start = System.nanoTime();
+        LocalWarmUp.Plan fast = new LocalWarmUp.Plan(start, 60_000_000_000L);
+        assertEquals(LocalWarmUp.PROBE_ITERS, fast.iterations(0, 0, 0));
+        // the first side to ask decides; the other gets the same answer whatever its own last run took
+        assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(1, 200, 1_000_000), "a fast loop: full runs");
+        assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(1, 200, 60_000_000_000L));
+        for (int r = 2; r < LocalWarmUp.MAX_RUNS; r++) {
+            assertEquals(LocalWarmUp.RUN_ITERS, fast.iterations(r, 4000, 4_000_000));
+        }
+        assertEquals(0, fast.iterations(LocalWarmUp.MAX_RUNS, 4000, 4_000_000), "at most MAX_RUNS runs");
+        assertEquals(LocalWarmUp.ITERS - LocalWarmUp.LAST_RUN_ITERS, fast.total());
+        assertEquals(LocalWarmUp.MAX_RUNS, fast.count());
+
+        LocalWarmUp.Plan slow = new LocalWarmUp.Plan(start, 0);
+        assertEquals(LocalWarmUp.PROBE_ITERS, slow.iterations(0, 0, 0));
+        assertEquals(LocalWarmUp.MIN_RUN_ITERS, slow.iterations(1, 200, 3_000_000_000L),
+                "the budget spent: a second, short run (the loop method is entered again)");
+        assertEquals(0, slow.iterations(2, 100, 300_000_000), "then no more");
+        assertEquals(0, slow.iterations(2, 100, 1), "for either side");
+        assertEquals(0, slow.iterations(3, 100, 1));
+        assertEquals(2, slow.count());
+
+        // 200 iterations in 0.1 s with 2 s left over 4 runs: 1,000 per run
+        LocalWarmUp.Plan paced = new LocalWarmUp.Plan(System.nanoTime(), 2_000_000_000L);
+        paced.iterations(0, 0, 0);
+        long n = paced.iterations(1, 200, 100_000_000);
+        assertTrue(n > 900 && n <= 1000, "paced by the last run's rate: " + n);
+    }
 }

@@ -93,13 +93,27 @@ class VerbsPerfIT {
 
     /** Runs server and client of {@code args} as two threads of this JVM (the client gets the host appended). */
     static Pair runPair(List<String> serverArgs, List<String> clientArgs) throws Exception {
-        CompletableFuture<PerfSide> server = CompletableFuture.supplyAsync(() -> PerfSide.run(serverArgs));
+        // both sides in this JVM at once: their local warm-ups would run at the same time (4 busy threads on the
+        // VM's 2 vCPUs), and they are not what these tests check (LocalWarmUpTest and PerftestInteropIT do)
+        List<String> sa = noWarmup(serverArgs);
+        List<String> ca = noWarmup(clientArgs);
+        CompletableFuture<PerfSide> server = CompletableFuture.supplyAsync(() -> PerfSide.run(sa));
         // the client's channel retries a refused connection for 10 s while the server starts listening
-        PerfSide client = PerfSide.run(clientArgs);
+        PerfSide client = PerfSide.run(ca);
         PerfSide s = server.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         return new Pair(s, client);
     }
 
+
+    /** {@code args} with {@code --no-warmup} unless they say something of the warm-up. */
+    static List<String> noWarmup(List<String> args) {
+        if (args.stream().anyMatch(x -> x.startsWith("--warmup") || x.equals("--no-warmup"))) {
+            return args;
+        }
+        List<String> a = new ArrayList<>(args);
+        a.add("--no-warmup");
+        return a;
+    }
 
     static List<String> args(PerfTest t, Fabric f, int port, String... more) {
         List<String> a = new ArrayList<>();
@@ -350,7 +364,7 @@ class VerbsPerfIT {
         int port = NEXT_PORT.getAndAdd(2);
         List<String> a = new ArrayList<>(List.of(launcher.toString()));
         Fabric f = Fabric.forTheLauncher();
-        a.addAll(args(PerfTest.SEND_LAT, f, port));
+        a.addAll(noWarmup(args(PerfTest.SEND_LAT, f, port)));
         Path logs = Files.createDirectories(dir.resolve("target/verbs4j-perf-it"));
         // C1 only: before a C2 compilation HotSpot resolves string constants in the thread that asked for it,
         // a one-time allocation that is not the loop's (see examples' RcPingPongIT)
