@@ -93,6 +93,19 @@ final class MessagePattern {
          * @throws IllegalStateException naming the message and byte that differ
          */
         void check(ByteBuffer buf, int at, int length) {
+            checkRange(buf, at, length);
+        }
+
+        /**
+         * {@link #check(ByteBuffer, int, int)} of a {@code ByteBuf}'s readable bytes, read with {@code getByte}: no
+         * view of its memory is made, so nothing is allocated.
+         */
+        void check(ByteBuf buf) {
+            checkRange(buf, buf.readerIndex(), buf.readableBytes());
+        }
+
+        /** The check of a {@code ByteBuffer} or a {@code ByteBuf} ({@link #byteAt}). */
+        private void checkRange(Object buf, int at, int length) {
             int size = pattern.size;
             long end = position + length;
             while (position < end) {
@@ -102,7 +115,7 @@ final class MessagePattern {
                 int base = at + (int) (position - (end - length));
                 for (int s : samples) {
                     if (s >= j && s < j + n) {
-                        byte got = buf.get(base + s - j);
+                        byte got = byteAt(buf, base + s - j);
                         byte want = pattern.at(index, s);
                         if (got != want) {
                             throw new IllegalStateException(what + ": message " + index + " of " + size + " bytes: byte "
@@ -114,32 +127,9 @@ final class MessagePattern {
             }
         }
 
-        /**
-         * {@link #check(ByteBuffer, int, int)} of a {@code ByteBuf}'s readable bytes, read with {@code getByte}: no
-         * view of its memory is made, so nothing is allocated.
-         */
-        void check(ByteBuf buf) {
-            int size = pattern.size;
-            int length = buf.readableBytes();
-            int at = buf.readerIndex();
-            long end = position + length;
-            while (position < end) {
-                long index = position / size;
-                int j = (int) (position - index * size);
-                int n = (int) Math.min(size - j, end - position);
-                int base = at + (int) (position - (end - length));
-                for (int s : samples) {
-                    if (s >= j && s < j + n) {
-                        byte got = buf.getByte(base + s - j);
-                        byte want = pattern.at(index, s);
-                        if (got != want) {
-                            throw new IllegalStateException(what + ": message " + index + " of " + size + " bytes: byte "
-                                    + s + " is " + (got & 0xff) + ", not " + (want & 0xff));
-                        }
-                    }
-                }
-                position += n;
-            }
+        /** Byte {@code i} of a {@code ByteBuf} ({@code getByte}: no view of its memory is made) or a {@code ByteBuffer}. */
+        private static byte byteAt(Object buf, int i) {
+            return buf instanceof ByteBuf b ? b.getByte(i) : ((ByteBuffer) buf).get(i);
         }
     }
 }

@@ -2,7 +2,6 @@ package org.verbs4j.bench.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -10,28 +9,21 @@ import java.util.concurrent.CompletableFuture;
  * of a message is back (the transport may cut it into pieces), the round trip is recorded and the next message
  * goes. Nothing allocated per message but the pooled buffer of the message itself: writes take the void promise.
  */
-final class PingPongHandler extends ChannelInboundHandlerAdapter {
+final class PingPongHandler extends RunHandler<Void> {
     private final MessagePattern pattern;
     private final MessagePattern.Check check;
-    private ChannelHandlerContext ctx;
     private long index;
     private long received;
     private long t0;
     private long[] rtt;
     private int target;
     private int done;
-    private CompletableFuture<Void> finished;
     /** Round trips completed, for the caller's watch on progress. */
     volatile long progress;
 
     PingPongHandler(int size, String what) {
         this.pattern = new MessagePattern(size);
         this.check = new MessagePattern.Check(pattern, what);
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
     }
 
     /** Runs {@code n} round trips on the event loop, their times into {@code rtt} (or nowhere when null). */
@@ -88,25 +80,6 @@ final class PingPongHandler extends ChannelInboundHandlerAdapter {
             finished.complete(null);
         } else {
             sendNext();
-        }
-    }
-
-    private void fail(Throwable t) {
-        if (finished != null) {
-            finished.completeExceptionally(t);
-        }
-        ctx.close();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fail(cause);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (finished != null && !finished.isDone()) {
-            finished.completeExceptionally(new IllegalStateException("the server closed the connection"));
         }
     }
 }

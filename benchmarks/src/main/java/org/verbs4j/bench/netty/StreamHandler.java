@@ -2,7 +2,6 @@ package org.verbs4j.bench.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -10,28 +9,21 @@ import java.util.concurrent.CompletableFuture;
  * channel stays writable (write-buffer water marks), flushed in batches; the round ends with the server's answer,
  * the byte count it checked. The time is the first write's to the answer's.
  */
-final class StreamHandler extends ChannelInboundHandlerAdapter {
+final class StreamHandler extends RunHandler<Long> {
     /** Flush after this many bytes written, not only when the channel turns unwritable. */
     private static final int FLUSH_BYTES = 256 * 1024;
 
     private final MessagePattern pattern;
-    private ChannelHandlerContext ctx;
     private long count;
     private long sent;
     private long ack;
     private int ackBytes;
     private long t0;
-    private CompletableFuture<Long> finished;
     /** Messages written, for the caller's watch on progress. */
     volatile long progress;
 
     StreamHandler(int size) {
         this.pattern = new MessagePattern(size);
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
     }
 
     /** Streams {@code n} messages on the event loop; the future has the nanoseconds to the server's answer. */
@@ -96,25 +88,6 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
             } else {
                 finished.complete(nanos);
             }
-        }
-    }
-
-    private void fail(Throwable t) {
-        if (finished != null) {
-            finished.completeExceptionally(t);
-        }
-        ctx.close();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fail(cause);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (finished != null && !finished.isDone()) {
-            finished.completeExceptionally(new IllegalStateException("the server closed the connection"));
         }
     }
 }
