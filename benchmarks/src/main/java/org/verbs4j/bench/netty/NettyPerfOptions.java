@@ -71,7 +71,7 @@ final class NettyPerfOptions {
             .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, MAX_ALLOC, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
-                    + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/performance.md.");
+                    + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/netty.md#performance.");
 
     boolean local;
     /** The client's peer; for --local also the servers' address. Null on a server. */
