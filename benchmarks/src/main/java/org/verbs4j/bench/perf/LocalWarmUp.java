@@ -153,8 +153,10 @@ final class LocalWarmUp {
                     + " background: the measurement may be disturbed)", start);
         }
         if (c.failed() || s.failed()) {
-            Side failed = c.failed() ? c : s;
-            return notPossible("the loopback " + failed.role + " (" + what + ") failed: " + failed.failure, start);
+            // the server's failure first: a client that found no listener says less
+            Side failed = s.failed() ? s : c;
+            return notPossible("the loopback " + failed.role + " (" + what + ") failed: " + failed.failure
+                    + (s.failed() && c.failed() ? "; the client: " + c.failure : ""), start);
         }
         long quiet = CompilerQuiet.await();
         long nanos = System.nanoTime() - start;
@@ -196,13 +198,25 @@ final class LocalWarmUp {
         return lo;
     }
 
-    /** A TCP port nobody listens on now (also free for rdma_cm on iWARP, whose connections are TCP). */
+    /**
+     * A TCP port nobody listens on now (also free for rdma_cm on iWARP, whose connections are TCP), below Linux's
+     * ephemeral ports (32768 and up): there the local port of any outgoing connection of the host (a peer's
+     * retried connects, say) can take the port between this check and the loopback server's listen.
+     */
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException("no free TCP port for the loopback exchange: " + e.getMessage(), e);
+        int span = 32768 - 20000;
+        int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(span);
+        for (int i = 0; i < 200; i++) {
+            int port = 20000 + (start + i * 97) % span;
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(false);
+                s.bind(new java.net.InetSocketAddress(port));
+                return port;
+            } catch (IOException taken) {
+                // in use: the next
+            }
         }
+        throw new IllegalStateException("no free TCP port below 32768 for the loopback exchange");
     }
 
     /** An IP address of this host on an RDMA device, and the device. */
