@@ -139,8 +139,8 @@ final class PerfClient implements AutoCloseable {
                 got += n;
                 link.release();
                 last = System.nanoTime();
-            } else if (System.nanoTime() - last > STALL_NANOS) {
-                throw new IllegalStateException("raw-endpoint: no echo for " + STALL_NANOS / 1_000_000_000 + " s");
+            } else {
+                checkStall(last, "no echo");
             }
         }
         if (got != size) {
@@ -183,6 +183,13 @@ final class PerfClient implements AutoCloseable {
         }
     }
 
+    /** Fails the raw-endpoint run when nothing has happened since {@code last} for {@link #STALL_NANOS}. */
+    private static void checkStall(long last, String what) {
+        if (System.nanoTime() - last > STALL_NANOS) {
+            throw new IllegalStateException("raw-endpoint: " + what + " for " + STALL_NANOS / 1_000_000_000 + " s");
+        }
+    }
+
     private static long rawStream(RawLink link, MessagePattern p, long count) {
         long t0 = System.nanoTime();
         sendHeader(link, p.size, count);
@@ -193,9 +200,7 @@ final class PerfClient implements AutoCloseable {
             while (from < p.size) {
                 ByteBuffer dst = link.slot();
                 if (dst == null) {
-                    if (System.nanoTime() - last > STALL_NANOS) {
-                        throw new IllegalStateException("raw-endpoint: no send credit for " + STALL_NANOS / 1_000_000_000 + " s");
-                    }
+                    checkStall(last, "no send credit");
                     Thread.onSpinWait();
                     continue;
                 }
@@ -211,9 +216,7 @@ final class PerfClient implements AutoCloseable {
         while (ackBytes < ServerStream.ACK_BYTES) {
             ByteBuffer m = link.received();
             if (m == null) {
-                if (System.nanoTime() - last > STALL_NANOS) {
-                    throw new IllegalStateException("raw-endpoint: no answer for " + STALL_NANOS / 1_000_000_000 + " s");
-                }
+                checkStall(last, "no answer");
                 Thread.onSpinWait();
                 continue;
             }
