@@ -31,6 +31,11 @@ final class CompilerQuiet {
      * {@link #MAX_NANOS}, or at once where {@code /proc} does not say). Returns the nanoseconds waited.
      */
     static long await() {
+        return await(MAX_NANOS);
+    }
+
+    /** As {@link #await()}, but never longer than {@code maxNanos}. */
+    static long await(long maxNanos) {
         long start = System.nanoTime();
         List<Path> stats = compilerThreads();
         if (stats.isEmpty()) {
@@ -38,7 +43,7 @@ final class CompilerQuiet {
         }
         long last = cpuTicks(stats);
         long quietSince = start;
-        while (System.nanoTime() - start < MAX_NANOS) {
+        while (System.nanoTime() - start < maxNanos) {
             try {
                 Thread.sleep(STEP_MILLIS);
             } catch (InterruptedException e) {

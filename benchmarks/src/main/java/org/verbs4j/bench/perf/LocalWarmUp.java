@@ -37,7 +37,8 @@ import org.verbs4j.api.cm.ConnectionManager;
  * loop is slow: the runs after the second start within {@link #BUDGET_NANOS} ({@link Plan}). {@code -D}: the duration loop for
  * {@link #DURATION_SECONDS} s. With {@code -a}: the first size (the JIT counts iterations, not bytes). Where the
  * device cannot make the pair (iWARP without {@code -R}, no local address on the device, a device that refuses a
- * loopback connection), or it takes longer than {@link #LIMIT_SECONDS}, the run goes on cold and says why.
+ * loopback connection), or it takes longer than {@link #LIMIT_SECONDS}, the run goes on cold and says why. Where
+ * the loop or the compiler is slow (under emulation), no run after the first starts after {@link #CUT_SECONDS}.
  * On jsiw_lo, on a busy 2-core host, 2.4-15 s in a fresh JVM (the pure-Java device is cold too), 2-4 s in a warm one.
  */
 final class LocalWarmUp {
@@ -57,8 +58,13 @@ final class LocalWarmUp {
     static final long BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(1_500);
     /** {@code -D}: the duration loop runs this long. */
     static final int DURATION_SECONDS = 1;
-    /** Give up waiting for the loopback run after this long. */
-    static final long LIMIT_SECONDS = 30;
+    /**
+     * No run after the first starts later than this after the warm-up began, and the waits for the compiler end
+     * by then: under emulation, on a loaded host, two runs and their compiler waits took more than 30 s.
+     */
+    static final long CUT_SECONDS = 20;
+    /** Give up waiting for the loopback run after this long: it hangs (each part of it is bounded otherwise). */
+    static final long LIMIT_SECONDS = 120;
 
     /**
      * The iterations of each warm-up run, the same for both loopback sides (two threads of this process): the
@@ -68,11 +74,18 @@ final class LocalWarmUp {
     static final class Plan {
         private final long start;
         private final long budgetNanos;
+        private final long cutNanos;
         private final List<Long> runs = new ArrayList<>();
+        private boolean cut;
 
         Plan(long start, long budgetNanos) {
+            this(start, budgetNanos, TimeUnit.SECONDS.toNanos(CUT_SECONDS));
+        }
+
+        Plan(long start, long budgetNanos, long cutNanos) {
             this.start = start;
             this.budgetNanos = budgetNanos;
+            this.cutNanos = cutNanos;
         }
 
         /** The iterations of run {@code r} (0 when there is none); {@code lastIters} took {@code lastNanos}. */
@@ -86,6 +99,9 @@ final class LocalWarmUp {
                 n = PROBE_ITERS;
             } else if (r >= MAX_RUNS || runs.get(r - 1) == 0 || remaining <= 0 && r >= 2) {
                 n = 0;
+            } else if (System.nanoTime() - start >= cutNanos) {
+                n = 0;
+                cut = true;
             } else {
                 // spread what is left of the budget over the runs left, at the rate of the last run
                 double perRun = lastNanos <= 0 ? RUN_ITERS
@@ -94,6 +110,20 @@ final class LocalWarmUp {
             }
             runs.add(n);
             return n;
+        }
+
+        /**
+         * How long a wait for the compiler after a run may take: until the cut, and at least long enough to see
+         * the compiler quiet once.
+         */
+        long quietLimit() {
+            long left = cutNanos - (System.nanoTime() - start);
+            return Math.min(CompilerQuiet.MAX_NANOS, Math.max(2 * CompilerQuiet.QUIET_NANOS, left));
+        }
+
+        /** Whether the cut ended the runs before their plan did. */
+        synchronized boolean wasCut() {
+            return cut;
         }
 
         /** The warm-up runs' iterations so far, and how many runs. */
@@ -161,7 +191,8 @@ final class LocalWarmUp {
         long quiet = CompilerQuiet.await();
         long nanos = System.nanoTime() - start;
         String loops = o.isDuration() ? DURATION_SECONDS + " s of the duration loop"
-                : (plan.total() + server.iters) + " iterations in " + (plan.count() + 1) + " runs";
+                : (plan.total() + server.iters) + " iterations in " + (plan.count() + 1) + " runs"
+                + (plan.wasCut() ? " (cut short at " + CUT_SECONDS + " s)" : "");
         return new Outcome(true, String.format(Locale.ROOT, "warm-up: %s of %s (%d B) on a local loopback pair (%s),"
                 + " not counted; %.1f s (%.1f s of it waiting for the JIT compiler)", loops, o.test.command(),
                 server.size, what, nanos / 1e9, quiet / 1e9), nanos);

@@ -105,7 +105,7 @@ final class PerfRun {
             runner.measure(sz, n, "warm-up " + (r + 1) + " of size " + sz, true);
             lastNanos = System.nanoTime() - t0;
             lastIters = n;
-            waited += CompilerQuiet.await();
+            waited += plan != null ? CompilerQuiet.await(plan.quietLimit()) : CompilerQuiet.await();
         }
         if (waited > 2_000_000_000L) {
             err.printf("verbs4j-perf: waited %.1f s in all for the JIT compiler during the warm-up of size %d%n",

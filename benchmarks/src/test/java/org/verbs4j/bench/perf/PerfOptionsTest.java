@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.examples.cli.UsageException;
 
@@ -258,5 +259,26 @@ class PerfOptionsTest {
         paced.iterations(0, 0, 0);
         long n = paced.iterations(1, 200, 100_000_000);
         assertTrue(n > 900 && n <= 1000, "paced by the last run's rate: " + n);
+    }
+
+    @Test
+    void pastTheCutNoRunStartsButTheFirstAndTheCompilerWaitsEnd() {
+        // the cut passed already (a slow start under emulation): the first run still runs, then no other
+        LocalWarmUp.Plan late = new LocalWarmUp.Plan(System.nanoTime() - 1_000, 60_000_000_000L, 1);
+        assertEquals(LocalWarmUp.PROBE_ITERS, late.iterations(0, 0, 0));
+        assertFalse(late.wasCut());
+        assertEquals(0, late.iterations(1, 200, 1_000_000), "past the cut");
+        assertEquals(0, late.iterations(1, 200, 1), "for either side");
+        assertTrue(late.wasCut(), "the account says the runs were cut short");
+        assertEquals(1, late.count());
+        assertEquals(2 * CompilerQuiet.QUIET_NANOS, late.quietLimit(), "a compiler wait past the cut: the shortest");
+
+        LocalWarmUp.Plan early = new LocalWarmUp.Plan(System.nanoTime(), 60_000_000_000L);
+        early.iterations(0, 0, 0);
+        assertEquals(LocalWarmUp.RUN_ITERS, early.iterations(1, 200, 1_000_000));
+        assertFalse(early.wasCut());
+        long limit = early.quietLimit();
+        assertTrue(limit <= CompilerQuiet.MAX_NANOS && limit > TimeUnit.SECONDS.toNanos(LocalWarmUp.CUT_SECONDS) -
+                TimeUnit.SECONDS.toNanos(5), "before the cut: a wait up to the cut " + limit);
     }
 }
