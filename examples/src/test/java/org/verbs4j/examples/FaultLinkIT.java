@@ -16,8 +16,9 @@ import org.verbs4j.lab.Lab;
 
 /**
  * The short version of the fault lab ({@code lab/fault}): RC across a veth link with {@code tc netem}, on
- * Soft-RoCE and soft-iWARP. With 1% loss every message arrives in order and intact (the receiver's count and
- * CRC32 equal the sender's) and the link's retransmission counters moved; when the receiving process is killed
+ * Soft-RoCE and soft-iWARP. With 1% loss on rxe every message arrives in order and intact (the receiver's count
+ * and CRC32 equal the sender's) and the link's retransmission counters moved (on siw TCP repairs loss: the full
+ * fault lab runs that case, this short version leaves it out for time); when the receiving process is killed
  * (rxe), or the target of RDMA READs (siw), the survivor gets an error completion within the transport's bound,
  * never a hang. (On siw a killed receiver is noticed only at the application's time-out when the sender waits
  * with its send stuck behind a full TCP window: see docs/reliability.md; the fault lab measures that case.)
@@ -32,7 +33,7 @@ class FaultLinkIT {
         Path examples = PingPongLab.moduleDir();
         PingPongLab.launcher(PingPongLab.Tool.RC); // fails with a build hint when the examples are not packaged
         Path script = examples.getParent().resolve("lab/fault");
-        String out = faultLab(script, examples, "rxe:loss1,rxe:kill-server,siw:loss1,siw:read-kill", "fault-link-it.log");
+        String out = faultLab(script, examples, "rxe:loss1,rxe:kill-server,siw:read-kill", "fault-link-it.log");
         String table = out.substring(out.lastIndexOf("fab  scenario"));
         int rows = 0;
         for (Matcher m = ROW.matcher(table); m.find(); rows++) {
@@ -61,8 +62,8 @@ class FaultLinkIT {
                         "the survivor learnt of the dead peer only from its own timeout:\n" + context);
             }
         }
-        assertEquals(4, rows, out);
-        assertTrue(out.contains("fault lab: 4 passed, 0 failed"), out);
+        assertEquals(3, rows, out);
+        assertTrue(out.contains("fault lab: 3 passed, 0 failed"), out);
     }
 
     /** Runs {@code lab/fault --runs RUNS} (5 s per scenario) to its end and returns its output; fails on a hang. */

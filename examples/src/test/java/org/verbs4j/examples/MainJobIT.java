@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The README's main job as a user runs it, with no address and no RDMA device: {@code examples/bin/pingpong} runs
  * cm-pingpong between two JVMs over 127.0.0.1, verbs4j's software iWARP device {@code jsiw_lo}, checks every echo
- * and prints the round-trip latency. Runs on any machine (the README's test command runs it on the host, before the
- * lab) and in the lab VM, where the lab's addresses are taken out of the environment so that the default applies.
+ * and prints the round-trip latency. Runs on any machine: the README's test command runs it on the host, before the
+ * lab (the lab's examples VM leaves it out: it needs no RDMA device). Where the lab's addresses are in the
+ * environment they are taken out, so that the default applies.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class MainJobIT {

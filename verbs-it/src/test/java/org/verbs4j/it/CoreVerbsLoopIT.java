@@ -39,7 +39,7 @@ import org.verbs4j.api.WorkCompletions;
  */
 @Timeout(value = 1800, unit = TimeUnit.SECONDS)
 class CoreVerbsLoopIT {
-    static final int DEFAULT_OPS = 100_000;
+    static final int DEFAULT_OPS = 50_000;
     static final int OPS = Integer.getInteger("verbs4j.it.loopOps", DEFAULT_OPS);
     static final int DEPTH = 64;
     static final int SLOT = 64;
