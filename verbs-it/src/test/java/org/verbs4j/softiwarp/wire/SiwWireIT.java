@@ -44,6 +44,19 @@ class SiwWireIT {
     }
 
     /** rping's output, one line, at most 300 characters (with -v it prints every ping's data). */
+    /** Connects to the rping server listening (soon) on {@code port}: tried for 20 s. */
+    private static SocketChannel connectToRpingServer(int port, File log) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                return SocketChannel.open(new InetSocketAddress(ip, port));
+            } catch (ConnectException notYet) {
+                assertTrue(System.nanoTime() < deadline, "rping -s never listened: " + tail(log));
+                Thread.sleep(50);
+            }
+        }
+    }
+
     private static String tail(File log) throws IOException {
         String all = log.exists() ? Files.readString(log.toPath()).replace('\n', '|') : "";
         return all.length() <= 300 ? all : all.substring(0, 150) + " ... " + all.substring(all.length() - 150);
@@ -114,16 +127,7 @@ class SiwWireIT {
         Process serverProcess = rping(log, "-s", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-S",
                 Integer.toString(size), "-v");
         try {
-            SocketChannel ch = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (ch == null) {
-                try {
-                    ch = SocketChannel.open(new InetSocketAddress(ip, port));
-                } catch (ConnectException notYet) {
-                    assertTrue(System.nanoTime() < deadline, "rping -s never listened: " + tail(log));
-                    Thread.sleep(50);
-                }
-            }
+            SocketChannel ch = connectToRpingServer(port, log);
             // siw replies when rping has accepted, after it made its verbs objects: in the emulated guest, with the
             // other lab VM busy, once more than 10 s after the TCP connect (rping had printed nothing yet)
             MpaSettings settings = MpaSettings.siwDefaults().withCrcRequired(crc).withIrdOrd(1, 1)
@@ -165,16 +169,7 @@ class SiwWireIT {
         int port = 7310;
         Process serverProcess = rping(log, "-s", "-a", ip, "-p", Integer.toString(port), "-C", "1", "-v");
         try {
-            SocketChannel ch = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (ch == null) {
-                try {
-                    ch = SocketChannel.open(new InetSocketAddress(ip, port));
-                } catch (ConnectException notYet) {
-                    assertTrue(System.nanoTime() < deadline, "rping -s never listened: " + tail(log));
-                    Thread.sleep(50);
-                }
-            }
+            SocketChannel ch = connectToRpingServer(port, log);
             try (MpaConnection c = MpaConnection.connect(ch, MpaSettings.siwDefaults().withIrdOrd(1, 1)
                     .withTimeoutMillis(REPLY_MILLIS), new byte[0])) {
                 // RFC 7306 Immediate Data (opcode 8), which siw 6.1 does not have: written past the connection
