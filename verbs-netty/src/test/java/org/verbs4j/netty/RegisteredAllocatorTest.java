@@ -314,13 +314,18 @@ class RegisteredAllocatorTest {
      * smallest object (16): one allocation per message on the path (a promise, a task, a wrapper, a boxed slot
      * number) fails it. The same for a buffer that is copied (a direct buffer of another allocator, written again
      * from its start each time). The read buffers come from Netty's pooled allocator, and from Netty's default one
-     * (adaptive in Netty 4.2: a copy into it from a {@code ByteBuffer} would make a slice per message).
+     * (adaptive in Netty 4.2: a copy into it from a {@code ByteBuffer} would make a slice per message). Measured in
+     * three windows, the least counts: on a loaded host a one-off of tens of kilobytes (not per message: once, in
+     * one window) was seen about once in ten runs, before and after the send slots lost their lock.
      */
     @ParameterizedTest(name = "zero copy {0}, {1} allocator")
     @CsvSource({"true, pooled", "false, pooled", "true, default"})
     void theTransportAllocatesNothingPerMessage(boolean zeroCopy, String allocator) throws Exception {
         int warmUp = 20_000;
         int measured = 20_000;
+        // three windows: a per-message allocation shows in each, a one-off (the JIT, a queue that grows once on a
+        // loaded host) in one; the least of the three is the transport's
+        int windows = 3;
         io.netty.util.ResourceLeakDetector.Level leakDetection = io.netty.util.ResourceLeakDetector.getLevel();
         io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
         try (Loopback lo = new Loopback().serve(new Echo(), false)) {
@@ -331,6 +336,7 @@ class RegisteredAllocatorTest {
                 ByteBuf ping;
                 int round;
                 long startBytes;
+                long least = Long.MAX_VALUE;
 
                 @Override
                 public void channelActive(ChannelHandlerContext ctx) {
@@ -350,13 +356,16 @@ class RegisteredAllocatorTest {
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
                     ((ByteBuf) msg).release();
                     round++;
-                    if (round == warmUp) {
-                        startBytes = mx.getCurrentThreadAllocatedBytes();
+                    if (round >= warmUp && (round - warmUp) % measured == 0) {
+                        long now = mx.getCurrentThreadAllocatedBytes();
+                        if (round > warmUp) {
+                            least = Math.min(least, now - startBytes);
+                        }
+                        startBytes = now;
                     }
-                    if (round == warmUp + measured) {
-                        long used = mx.getCurrentThreadAllocatedBytes() - startBytes;
+                    if (round == warmUp + windows * measured) {
                         ping.release();
-                        result.complete(new long[] {used, rdma(ctx.channel()).copiedBytes(),
+                        result.complete(new long[] {least, rdma(ctx.channel()).copiedBytes(),
                                 rdma(ctx.channel()).zeroCopySends()});
                         return;
                     }
@@ -367,12 +376,14 @@ class RegisteredAllocatorTest {
                     .option(ChannelOption.ALLOCATOR, allocator.equals("pooled") ? PooledByteBufAllocator.DEFAULT
                             : io.netty.buffer.ByteBufAllocator.DEFAULT)
                     .connect(lo.address).sync().channel();
-            long[] r = result.get(50, TimeUnit.SECONDS);
-            assertEquals(zeroCopy ? 0 : 16L * (warmUp + measured), r[1], "bytes copied");
-            assertEquals(zeroCopy ? warmUp + measured : 0, r[2], "sends from a slot as is");
+            long[] r = result.get(90, TimeUnit.SECONDS);
+            long rounds = warmUp + (long) windows * measured;
+            assertEquals(zeroCopy ? 0 : 16L * rounds, r[1], "bytes copied");
+            assertEquals(zeroCopy ? rounds : 0, r[2], "sends from a slot as is");
             double perMessage = (double) r[0] / measured;
-            System.out.printf("the client's event loop allocated %d bytes in %d round trips (%s): %.2f per round "
-                    + "trip%n", r[0], measured, zeroCopy ? "zero copy" : "copied", perMessage);
+            System.out.printf("the client's event loop allocated %d bytes in %d round trips (%s; the least of %d such"
+                    + " windows): %.2f per round trip%n", r[0], measured, zeroCopy ? "zero copy" : "copied", windows,
+                    perMessage);
             assertTrue(perMessage < 1, perMessage + " bytes allocated per round trip on the transport's path");
             ch.close().sync();
         } finally {
