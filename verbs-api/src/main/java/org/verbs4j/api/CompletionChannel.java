@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  *     ready.requestNotify(false);
  * }
  * }</pre>
+ *
+ * <p>Another thread ends a wait with {@link #wakeup()}; a thread that sleeps on several channels at once uses a
+ * {@link CompletionWaitSet} ({@link DeviceContext#createCompletionWaitSet()}).
  */
 public interface CompletionChannel extends AutoCloseable {
 
@@ -28,6 +31,27 @@ public interface CompletionChannel extends AutoCloseable {
      * @return the completion queue the event is for, or null when the time ran out
      */
     CompletionQueue awaitEvent(long timeout, TimeUnit unit);
+
+    /**
+     * Makes an {@link #awaitEvent} in progress on another thread return {@code null} at once, or, when no thread
+     * waits, the next one. Wake-ups do not add up: several before a wait end that one wait only. Any thread may
+     * call it; it allocates nothing. On a closed channel it does nothing (its close ends the waits already).
+     *
+     * <pre>{@code
+     * tasks.add(task);                    // another thread: hand the waiter a task, then wake it
+     * channel.wakeup();
+     *
+     * CompletionQueue cq = channel.awaitEvent(1, TimeUnit.SECONDS);   // the waiter
+     * if (cq == null) {
+     *     runTasks();                     // woken (or the time ran out)
+     * }
+     * }</pre>
+     *
+     * @throws UnsupportedOperationException when the backend's channels cannot be woken
+     */
+    default void wakeup() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be woken");
+    }
 
     /**
      * {@return the file descriptor, for an event loop; -1 when the channel has none (a device no kernel serves, as

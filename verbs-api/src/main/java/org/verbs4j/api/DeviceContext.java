@@ -80,6 +80,17 @@ public interface DeviceContext extends AutoCloseable {
     CompletionChannel createCompletionChannel();
 
     /**
+     * {@return a new, empty {@link CompletionWaitSet}: one thread sleeps on several completion channels at once}
+     * The set takes the channels of every device context of this context's backend, and does not belong to this
+     * context: it may stay open after the context closes (close the set yourself).
+     *
+     * @throws UnsupportedOperationException when the backend has no wait set
+     */
+    default CompletionWaitSet createCompletionWaitSet() {
+        throw new UnsupportedOperationException(device().name() + ": this backend has no completion wait set");
+    }
+
+    /**
      * {@code ibv_create_cq} with at least {@code entries} entries; events go to {@code channel} (may be
      * {@code null}) on completion vector {@code compVector} (0..{@link #numCompVectors()}-1).
      *
