@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
@@ -11,14 +12,19 @@ import org.verbs4j.api.spi.AbstractResource;
 
 /**
  * A completion channel in pure Java: an armed queue that fires counts an event on itself and releases one
- * permit here; {@link #awaitEvent} takes a permit and the first queue with an event. Firing allocates
- * nothing and takes no lock; only the waiting side blocks. There is no file descriptor behind it.
+ * permit here, and wakes the {@link SoftCompletionWaitSet}s the channel is in; {@link #awaitEvent} takes a permit
+ * and the first queue with an event. {@link #wakeup} adds one permit, at most one pending. Firing allocates nothing
+ * and takes no lock; only the waiting side blocks. There is no file descriptor behind it.
  */
 final class SoftCompletionChannel extends AbstractResource implements CompletionChannel {
     private final SoftDeviceContext context;
     private final Semaphore events = new Semaphore(0);
     private final List<SoftCompletionQueue> queues = new CopyOnWriteArrayList<>();
     private volatile boolean closing;
+    /** A {@link #wakeup} whose permit no wait has taken yet. */
+    private final AtomicBoolean woken = new AtomicBoolean();
+    /** The wait sets this channel is in (few; copied on change, read per event without allocation). */
+    private volatile SoftCompletionWaitSet[] sets = new SoftCompletionWaitSet[0];
 
     SoftCompletionChannel(SoftDeviceContext context) {
         super(context);
@@ -37,6 +43,52 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     /** Called by a queue that fired, after counting the event on itself. */
     void signal() {
         events.release();
+        for (SoftCompletionWaitSet s : sets) {
+            s.signal();
+        }
+    }
+
+    synchronized void joined(SoftCompletionWaitSet set) {
+        SoftCompletionWaitSet[] a = java.util.Arrays.copyOf(sets, sets.length + 1);
+        a[a.length - 1] = set;
+        sets = a;
+    }
+
+    synchronized void left(SoftCompletionWaitSet set) {
+        sets = java.util.Arrays.stream(sets).filter(x -> x != set).toArray(SoftCompletionWaitSet[]::new);
+    }
+
+    /** {@return whether closed or being closed} For a wait set, which then refuses to wait on it. */
+    boolean closing() {
+        return closing || isClosed();
+    }
+
+    /**
+     * For a wait set: takes every event pending on this channel (the permits and the queues' counts), as many
+     * {@link #awaitEvent} calls would, without blocking. {@return how many}
+     */
+    int drainEvents() {
+        int n = 0;
+        for (SoftCompletionQueue cq : queues) {
+            while (cq.takeEvent()) {
+                n++;
+            }
+        }
+        if (n > 0) {
+            // the permits of the events taken; a wakeup's permit, or one of a queue destroyed meanwhile, may be left
+            int left = n;
+            while (left > 0 && events.tryAcquire()) {
+                left--;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public void wakeup() {
+        if (!closing && !woken.getAndSet(true)) {
+            events.release();
+        }
     }
 
     @Override
@@ -51,10 +103,11 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
             }
             for (SoftCompletionQueue cq : queues) {
                 if (cq.takeEvent()) {
-                    return cq;
+                    return cq; // a wakeup pending too keeps its permit: the next wait returns null at once
                 }
             }
-            return null; // the queue that fired was destroyed meanwhile
+            woken.set(false);
+            return null; // woken, or the queue that fired was destroyed meanwhile
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
@@ -67,6 +120,9 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     protected void interruptWaits() {
         closing = true;
         events.release(Integer.MAX_VALUE / 2);
+        for (SoftCompletionWaitSet s : sets) {
+            s.signal(); // a set waiting on this channel throws that it closed
+        }
     }
 
     @Override
@@ -77,7 +133,7 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
         for (SoftCompletionQueue cq : queues) {
             pending += cq.pendingEvents();
         }
-        events.release(pending);
+        events.release(pending + (woken.get() ? 1 : 0));
     }
 
     @Override

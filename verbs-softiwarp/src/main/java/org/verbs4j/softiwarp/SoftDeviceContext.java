@@ -164,6 +164,12 @@ final class SoftDeviceContext extends AbstractResource implements DeviceContext 
     }
 
     @Override
+    public org.verbs4j.api.CompletionWaitSet createCompletionWaitSet() {
+        checkOpen();
+        return new SoftCompletionWaitSet(softDevice().name());
+    }
+
+    @Override
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector) {
         if (channel != null && (!(channel instanceof SoftCompletionChannel) || channel.context() != this)) {
             throw new IllegalArgumentException(channel + " is not a channel of " + this);
