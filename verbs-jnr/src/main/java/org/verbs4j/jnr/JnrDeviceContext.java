@@ -150,6 +150,12 @@ final class JnrDeviceContext extends AbstractResource implements DeviceContext {
     }
 
     @Override
+    public org.verbs4j.api.CompletionWaitSet createCompletionWaitSet() {
+        checkOpen();
+        return new JnrCompletionWaitSet(device.name());
+    }
+
+    @Override
     public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel, int compVector) {
         enter();
         try {

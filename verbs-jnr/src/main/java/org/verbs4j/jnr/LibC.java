@@ -20,6 +20,7 @@ final class LibC {
     private static final NativeFunction ERRNO_LOCATION;
     private static final NativeFunction EVENTFD;
     private static final NativeFunction WRITE;
+    private static final NativeFunction READ;
     private static final NativeFunction CLOSE;
     private static final NativeFunction FCNTL;
 
@@ -29,6 +30,7 @@ final class LibC {
         ERRNO_LOCATION = NativeFunction.of(libc, "__errno_location", POINTER);
         EVENTFD = NativeFunction.of(libc, "eventfd", SINT32, UINT32, SINT32);
         WRITE = NativeFunction.of(libc, "write", SINT64, SINT32, POINTER, UINT64);
+        READ = NativeFunction.of(libc, "read", SINT64, SINT32, POINTER, UINT64);
         CLOSE = NativeFunction.of(libc, "close", SINT32, SINT32);
         // fcntl is variadic; its third argument here is an int, passed as the first variadic one would be
         FCNTL = NativeFunction.of(libc, "fcntl", SINT32, SINT32, SINT32, SINT32);
@@ -55,6 +57,58 @@ final class LibC {
         } finally {
             RawMemory.free(one);
         }
+    }
+
+    /**
+     * Adds 1 to the eventfd's counter from the caller's 8 bytes, which hold 1 (the caller wrote 1 there once and
+     * never changes it, so that threads may share them): no allocation. A full counter (EAGAIN) is
+     * readable already, so it counts as done.
+     */
+    static void signal(int eventFd, long one) {
+        if (WRITE.call(eventFd, one, 8) != 8) {
+            int errno = NativeFunction.errno();
+            if (errno != org.verbs4j.api.Errno.EAGAIN) {
+                throw new org.verbs4j.api.VerbsException("write", errno, "eventfd " + eventFd);
+            }
+        }
+    }
+
+    /**
+     * Resets a non-blocking eventfd's counter to 0 (one read(2) into the caller's 8 bytes): it is no longer
+     * readable until signalled again. {@return whether it was signalled}
+     */
+    static boolean drain(int eventFd, long scratch8) {
+        return READ.call(eventFd, scratch8, 8) == 8;
+    }
+
+    /**
+     * poll(2) for {@code POLLIN} over {@code count} {@code struct pollfd} at {@code pollfds}, whose fd fields the
+     * caller filled ({@link #watchFd}); clears their {@code revents} first. Returns how many are readable, 0 on
+     * time-out or EINTR. Read each with {@link #isReadable}.
+     */
+    static int pollReadable(long pollfds, int count, int timeoutMillis) {
+        for (int i = 0; i < count; i++) {
+            RawMemory.putShort(pollfds + (long) i * LibcLayout.POLLFD_SIZE + LibcLayout.PFD_REVENTS, (short) 0);
+        }
+        int rc = (int) POLL.call(pollfds, count, timeoutMillis);
+        if (rc < 0) {
+            int errno = NativeFunction.errno();
+            if (errno == org.verbs4j.api.Errno.EINTR) {
+                return 0;
+            }
+            throw new org.verbs4j.api.VerbsException("poll", errno, count + " descriptors of a completion wait set");
+        }
+        return rc;
+    }
+
+    /** Fills {@code struct pollfd} number {@code index} at {@code pollfds} to wait for {@code fd} to be readable. */
+    static void watchFd(long pollfds, int index, int fd) {
+        watch(pollfds + (long) index * LibcLayout.POLLFD_SIZE, fd);
+    }
+
+    /** {@return whether {@code struct pollfd} number {@code index} at {@code pollfds} came back readable} */
+    static boolean isReadable(long pollfds, int index) {
+        return readable(pollfds + (long) index * LibcLayout.POLLFD_SIZE);
     }
 
     /**
