@@ -40,6 +40,7 @@ public final class EndpointOptions {
     private int maxInlineData;
     private int rdAtomic = 1;
     private boolean credits = true;
+    private boolean completionChannel;
     private Duration timeout = Duration.ofSeconds(30);
     private int backlog = 16;
     private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
@@ -77,6 +78,7 @@ public final class EndpointOptions {
         c.maxInlineData = maxInlineData;
         c.rdAtomic = rdAtomic;
         c.credits = credits;
+        c.completionChannel = completionChannel;
         c.timeout = timeout;
         c.backlog = backlog;
         c.handshakeTimeout = handshakeTimeout;
@@ -236,6 +238,21 @@ public final class EndpointOptions {
     }
 
     /**
+     * A completion channel for the endpoint's send and receive completion queues (default off): then a thread
+     * may sleep until the endpoint has a completion instead of polling, with {@link RdmaEndpoint#requestNotify}
+     * and {@link RdmaEndpoint#completionChannel} (or a {@link org.verbs4j.api.CompletionWaitSet} over several
+     * endpoints' channels). On a kernel device the channel is a file descriptor per endpoint. The data path is
+     * the same with or without it.
+     *
+     * @param on true for a completion channel, false for none (poll only)
+     * @return this options object
+     */
+    public EndpointOptions completionChannel(boolean on) {
+        this.completionChannel = on;
+        return this;
+    }
+
+    /**
      * Limit of every wait while connecting, and of {@link RdmaEndpoint#send} waiting for a credit (default 30 s).
      *
      * @param timeout the limit; positive, not null
@@ -383,6 +400,11 @@ public final class EndpointOptions {
         return credits;
     }
 
+    /** {@return whether endpoints get a completion channel} See {@link #completionChannel(boolean)}. */
+    public boolean completionChannel() {
+        return completionChannel;
+    }
+
     /** {@return the limit of connecting and of waiting for a credit} */
     public Duration timeout() {
         return timeout;
@@ -416,6 +438,7 @@ public final class EndpointOptions {
         return "EndpointOptions[mode=" + mode + ", device=" + device + ", port=" + port + ", messageSize=" + messageSize
                 + ", sendDepth=" + sendDepth + ", receiveDepth=" + receiveDepth + ", rdmaRegionSize=" + rdmaRegionSize
                 + ", maxInlineData=" + maxInlineData + ", rdAtomic=" + rdAtomic + ", credits=" + credits
+                + ", completionChannel=" + completionChannel
                 + ", timeout=" + timeout + ", backlog=" + backlog + ", handshakeTimeout=" + handshakeTimeout
                 + ", maxPendingHandshakes=" + maxPendingHandshakes + "]";
     }

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.MemoryRegion;
@@ -18,7 +19,7 @@ import org.verbs4j.api.spi.FabricProvider;
 /**
  * Everything one endpoint is made of, recorded as {@link Endpoints} and {@link EndpointServer} create it, and
  * the one place that frees it: {@link #release} closes in dependency order (queue pair and its rdma_cm id,
- * completion queues, memory regions, protection domain, native request arrays, then the connection manager or
+ * completion queues and their channel, memory regions, protection domain, native request arrays, then the connection manager or
  * device context the endpoint owns), for a failed set-up and for {@link RdmaEndpoint#close} alike.
  */
 final class EndpointResources {
@@ -33,6 +34,8 @@ final class EndpointResources {
     ConnectionManager ownedCm;
     CmId cmId;
     ProtectionDomain pd;
+    /** The send and receive CQs' channel, with {@link EndpointOptions#completionChannel(boolean)}; else null. */
+    CompletionChannel channel;
     CompletionQueue sendCq;
     CompletionQueue recvCq;
     QueuePair qp;
@@ -73,7 +76,7 @@ final class EndpointResources {
         for (int i = userRegions.size() - 1; i >= 0; i--) {
             run(failures, userRegions.get(i));
         }
-        List<AutoCloseable> order = new ArrayList<>(Arrays.asList(sendCq, recvCq,
+        List<AutoCloseable> order = new ArrayList<>(Arrays.asList(sendCq, recvCq, channel,
                 sendSlots == null ? null : sendSlots.region(), recvSlots == null ? null : recvSlots.region(),
                 controlMr, rdmaMr, pd));
         order.addAll(natives);

@@ -196,8 +196,11 @@ public final class Endpoints {
         DeviceContext ctx = s.context;
         s.creditSlots = o.credits() ? o.receiveDepth() + 1 : 0;
         s.pd = ctx.allocProtectionDomain();
-        s.sendCq = ctx.createCompletionQueue(o.sendDepth() + s.creditSlots);
-        s.recvCq = ctx.createCompletionQueue(o.receiveDepth());
+        if (o.completionChannel()) {
+            s.channel = ctx.createCompletionChannel();
+        }
+        s.sendCq = ctx.createCompletionQueue(o.sendDepth() + s.creditSlots, s.channel, 0);
+        s.recvCq = ctx.createCompletionQueue(o.receiveDepth(), s.channel, 0);
         s.sendSlots = MessageSlots.register(s.pd, "send slot", o.sendDepth(), o.messageSize(), Access.LOCAL_WRITE);
         s.recvSlots = MessageSlots.register(s.pd, "receive slot", o.receiveDepth(), o.messageSize(),
                 Access.LOCAL_WRITE);

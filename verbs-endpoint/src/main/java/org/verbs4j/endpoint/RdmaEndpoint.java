@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
@@ -45,7 +46,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final EndpointResources resources;
     private final String description;
     private final QueuePair qp;
+    private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
+    private final CompletionChannel channel;
     private final MessageSlots sendSlots;
     private final MessageSlots recvSlots;
     private final MemoryRegion rdmaMr;
@@ -75,7 +78,9 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.resources = r;
         this.description = r.description;
         this.qp = r.qp;
+        this.sendCq = r.sendCq;
         this.recvCq = r.recvCq;
+        this.channel = r.channel;
         this.sendSlots = r.sendSlots;
         this.recvSlots = r.recvSlots;
         this.rdmaMr = r.rdmaMr;
@@ -365,6 +370,48 @@ public final class RdmaEndpoint implements AutoCloseable {
         enterCall();
         try {
             return recvCq.poll(wc);
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
+        } finally {
+            leaveCall();
+        }
+    }
+
+    /**
+     * {@return the completion channel of the endpoint's send and receive completion queues, or null when the
+     * endpoint has none} The endpoint owns it and closes it with itself. Only with
+     * {@link EndpointOptions#completionChannel(boolean)}.
+     */
+    public CompletionChannel completionChannel() {
+        return channel;
+    }
+
+    /**
+     * Arms the send and the receive completion queue ({@code ibv_req_notify_cq} on each): the next completion
+     * of either raises one event on {@link #completionChannel()}. Then poll both once more before sleeping (a
+     * completion that came before the arm raises no event), and arm again after each event:
+     *
+     * <pre>{@code
+     * ep.requestNotify();
+     * if (ep.pollReceive(wc) == 0 && ep.pollSend(wc) == 0) {
+     *     ep.completionChannel().awaitEvent(1, TimeUnit.SECONDS);      // or a CompletionWaitSet of many endpoints
+     * }
+     * }</pre>
+     *
+     * A peer's credit updates are RDMA WRITEs into this endpoint's memory: they raise no completion, so a thread
+     * that waits for a send credit must poll {@link #sendCredits()}, not sleep. No allocation.
+     *
+     * @throws IllegalStateException when the endpoint has no completion channel, or is closed
+     */
+    public void requestNotify() {
+        if (channel == null) {
+            throw new IllegalStateException(description + " has no completion channel: make it with "
+                    + "EndpointOptions.completionChannel(true)");
+        }
+        enterCall();
+        try {
+            sendCq.requestNotify(false);
+            recvCq.requestNotify(false);
         } catch (RuntimeException e) {
             throw closedDuring(e);
         } finally {

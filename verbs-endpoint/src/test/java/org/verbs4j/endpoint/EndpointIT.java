@@ -522,6 +522,57 @@ class EndpointIT {
         }
     }
 
+    /**
+     * With {@link EndpointOptions#completionChannel(boolean)} the client's endpoint and the accepted one have a
+     * completion channel: a thread asleep on it after {@link RdmaEndpoint#requestNotify} wakes when the peer sends
+     * (a receive completion) and, armed again, when its own send completes. Without the option there is none, and
+     * requestNotify says how to get one. Closing the endpoint closes its channel.
+     */
+    @ParameterizedTest
+    @MethodSource("fabrics")
+    void aCompletionChannelLetsAThreadSleepUntilTheEndpointHasACompletion(String fabric) throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().messageSize(256).receiveDepth(4).timeout(T)
+                .completionChannel(true);
+        org.verbs4j.api.CompletionChannel clientChannel;
+        try (Pair p = Pair.connect(fabric, o); WorkCompletions wc = WorkCompletions.allocate(4)) {
+            clientChannel = p.client().completionChannel();
+            org.verbs4j.api.CompletionChannel serverChannel = p.server().completionChannel();
+            assertNotNull(clientChannel, "the client's endpoint has a channel");
+            assertNotNull(serverChannel, "the accepted endpoint has one too (the listener's options)");
+            assertTrue(p.client().options().completionChannel());
+            p.server().requestNotify();
+            assertEquals(0, p.server().pollReceive(wc), "nothing sent yet");
+            Future<org.verbs4j.api.CompletionQueue> woken = SERVER.submit(() -> serverChannel.awaitEvent(2, TimeUnit.MINUTES));
+            Thread.sleep(300);
+            assertFalse(woken.isDone(), "nothing came: the thread sleeps");
+            p.client().requestNotify();
+            p.client().sendSlot(0).put(0, (byte) 42);
+            p.client().send(0, 1);
+            assertNotNull(woken.get(2, TimeUnit.MINUTES), "the receive woke the sleeping thread");
+            int n = 0;
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while (n == 0 && System.nanoTime() < deadline) {
+                n = p.server().pollReceive(wc);
+            }
+            assertEquals(1, n);
+            assertEquals(42, p.server().message(wc, 0).get(0));
+            p.server().repostReceive((int) wc.wrId(0));
+            // the client's own send completion fires its channel (armed before the send)
+            assertNotNull(clientChannel.awaitEvent(2, TimeUnit.MINUTES), "the send completion raised an event");
+            while (p.client().pollSend(wc) == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        }
+        assertTrue(clientChannel.isClosed(), "the endpoint closed its channel");
+
+        EndpointOptions none = EndpointOptions.defaults().messageSize(256).receiveDepth(4).timeout(T);
+        try (Pair p = Pair.connect(fabric, none)) {
+            assertEquals(null, p.client().completionChannel());
+            IllegalStateException e = assertThrows(IllegalStateException.class, p.client()::requestNotify);
+            assertTrue(e.getMessage().contains("completionChannel(true)"), e.getMessage());
+        }
+    }
+
     /** A connected pair on one lab device: a server, the client's endpoint and the endpoint it accepted. */
     record Pair(EndpointServer listener, RdmaEndpoint client, RdmaEndpoint server) implements AutoCloseable {
         static Pair connect(String fabric, EndpointOptions o) throws Exception {
