@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.endpoint.EndpointOptions;
@@ -818,7 +819,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             }
             InetSocketAddress to = (InetSocketAddress) remoteAddress;
             InetSocketAddress from = (InetSocketAddress) localAddress;
-            EndpointOptions options = config.getEndpointOptions();
+            // a completion channel, so that the event loop can sleep until the endpoint has a completion
+            EndpointOptions options = config.getEndpointOptions().completionChannel(true);
             connectPromise = promise;
             int timeoutMillis = config.getConnectTimeoutMillis();
             if (timeoutMillis > 0) {
@@ -907,6 +909,44 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             } catch (RuntimeException e) {
                 failed(ep, e);
                 return 1;
+            }
+        }
+
+        /**
+         * Not while a write (or the end of stream) waits with no send in flight: what it waits for, a send credit
+         * (or a lent slot's release), raises no completion. Nor when the endpoint closed under the channel, or has
+         * no completion channel: the next poll must look.
+         */
+        @Override
+        public boolean canSleep() {
+            RdmaEndpoint ep = endpoint;
+            if (ep == null || !open) {
+                return true; // not connected (the connect's result comes as a task), or closing off the loop
+            }
+            if (ep.isClosed() || ep.completionChannel() == null) {
+                return false;
+            }
+            return !(writePending || finPending) || ep.inFlight() > 0;
+        }
+
+        @Override
+        public CompletionChannel completionChannel() {
+            RdmaEndpoint ep = endpoint;
+            return ep == null || !open ? null : ep.completionChannel();
+        }
+
+        @Override
+        public boolean arm() {
+            RdmaEndpoint ep = endpoint;
+            if (ep == null || !open) {
+                return true;
+            }
+            try {
+                ep.requestNotify();
+                return true;
+            } catch (RuntimeException e) {
+                LOG.debug("{}: arming its completion queues failed", RdmaChannel.this, e);
+                return false;
             }
         }
 

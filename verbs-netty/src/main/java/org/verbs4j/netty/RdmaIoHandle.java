@@ -3,10 +3,13 @@ package org.verbs4j.netty;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoRegistration;
+import org.verbs4j.api.CompletionChannel;
 
 /**
  * What {@link RdmaIoHandler} drives: a channel that polls its endpoint's completion queues (and credit word) when
- * asked. There is no readiness event to dispatch, so {@link #handle} only polls.
+ * asked. There is no readiness event to dispatch, so {@link #handle} only polls. Between polls the loop may sleep
+ * on the handles' completion channels: {@link #canSleep}, {@link #completionChannel} and {@link #arm} say whether
+ * and on what, all called on the event loop.
  */
 interface RdmaIoHandle extends IoHandle {
     /**
@@ -15,6 +18,29 @@ interface RdmaIoHandle extends IoHandle {
      * @return how much work was found (0: nothing to do, the loop may back off)
      */
     int poll();
+
+    /**
+     * {@return whether everything this handle waits for now raises a completion on {@link #completionChannel} or
+     * comes as a task (which wakes the loop)} False while a write waits for a send credit with no send in flight:
+     * a credit update is an RDMA WRITE into the endpoint's memory, which raises no completion, so the loop must
+     * keep looking (bounded parks).
+     */
+    default boolean canSleep() {
+        return true;
+    }
+
+    /** {@return the completion channel of the handle's completion queues, or null when it has none (yet)} */
+    default CompletionChannel completionChannel() {
+        return null;
+    }
+
+    /**
+     * Arms the handle's completion queues before the loop sleeps (it polls once more after). {@return false when
+     * that failed: the loop does not sleep this turn, and the next poll reports the failure}
+     */
+    default boolean arm() {
+        return true;
+    }
 
     /** Closes the channel (the loop shuts down); never throws. */
     @Override

@@ -108,7 +108,9 @@ public final class RdmaServerChannel extends AbstractServerChannel {
         if (!(localAddress instanceof InetSocketAddress)) {
             throw new UnsupportedOperationException("an RdmaServerChannel binds an InetSocketAddress, not " + localAddress);
         }
-        EndpointServer s = Endpoints.listen((InetSocketAddress) localAddress, config.getEndpointOptions());
+        // the accepted endpoints get a completion channel: their event loop sleeps on it
+        EndpointServer s = Endpoints.listen((InetSocketAddress) localAddress,
+                config.getEndpointOptions().completionChannel(true));
         local = s.address();
         server = s;
         Thread acceptor = new Thread(() -> acceptLoop(s), "verbs4j-netty-accept-" + local);

@@ -56,7 +56,7 @@ final class NettyPerfOptions {
             "the ByteBufAllocator of every Netty channel: default (Netty's: adaptive in 4.2), pooled, unpooled");
     static final Option<Integer> RDMA_SPIN = Option.of(Option.NO_SHORT, "rdma-spin", "MICROS", Values.intIn(0, 10_000_000),
             (int) (RdmaIoHandler.DEFAULT_SPIN_NANOS / 1000),
-            "how long RdmaIoHandler's loops poll without work before they park (RdmaIoHandler.newFactory)");
+            "how long RdmaIoHandler's loops poll without work before they sleep (RdmaIoHandler.newFactory)");
     static final Option<Integer> MAX_ALLOC = Option.of(Option.NO_SHORT, "max-alloc", "BYTES", Values.intIn(0, 1 << 30),
             null, "alloc: exit 1 when a netty-rdma event loop allocates more than BYTES per message")
             .defaultText("no limit");

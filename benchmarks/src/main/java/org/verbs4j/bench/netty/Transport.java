@@ -38,7 +38,7 @@ enum Transport {
 
     /**
      * {@return a new group of {@code threads} event loops of this Netty transport; verbs4j's poll {@code spinNanos}
-     * without work before they park}
+     * without work before they sleep}
      */
     EventLoopGroup group(int threads, long spinNanos) {
         return new MultiThreadIoEventLoopGroup(threads, factory(spinNanos));
