@@ -24,14 +24,17 @@ import org.verbs4j.api.CompletionWaitSet;
  * }</pre>
  *
  * <p>Each turn of the loop polls every registered channel once (send and receive completion queues, the peer's
- * credit word). While a turn finds work the loop keeps turning. After {@code spinNanos} without work it sleeps:
- * it arms the completion queues of every channel's endpoint, polls once more (a completion that came before the
- * arm raises no event), then waits on a {@link CompletionWaitSet} of the endpoints' completion channels until a
- * completion comes, a task is submitted ({@link #wakeup}) or the next scheduled task is due. An idle loop uses no
- * CPU, and a message that arrives wakes it at once. After a wake-up it spins again before the next sleep.
+ * credit word). While a turn finds work the loop keeps turning. After {@code spinNanos} without work it naps:
+ * parks {@value #MIN_PARK_NANOS} ns, doubling up to {@code maxParkNanos}, looking again after each nap, for about
+ * {@code maxParkNanos} in all (a connection whose messages come closer together than that costs a nap per message,
+ * cheaper than a sleep and a wake-up). Then it sleeps: it arms the completion queues of every channel's endpoint,
+ * polls once more (a completion that came before the arm raises no event), then waits on a
+ * {@link CompletionWaitSet} of the endpoints' completion channels until a completion comes, a task is submitted
+ * ({@link #wakeup}) or the next scheduled task is due. An idle loop uses no CPU, and a message that arrives wakes
+ * it at once. After a wake-up it spins again before the next sleep.
  *
- * <p>Where sleeping cannot be correct the loop parks instead, first {@value #MIN_PARK_NANOS} ns, doubling up to
- * {@code maxParkNanos}, and looks again after each park: while a channel's write waits for a send credit with no
+ * <p>Where sleeping cannot be correct the loop keeps napping, each nap at most {@code maxParkNanos}: while a
+ * channel's write waits for a send credit with no
  * send of its own in flight (a credit update is an RDMA WRITE into the endpoint's memory, which raises no
  * completion), and while channels of two backends share the loop (one wait set cannot hold both). With no channel
  * registered, or none connected yet, it parks until the next scheduled task; {@link #wakeup} unparks it.
@@ -86,14 +89,15 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * {@return a factory of handlers that poll {@code spinNanos} without work before they sleep, and park at
-     * most {@code maxParkNanos} at a time where they cannot sleep}
+     * {@return a factory of handlers that poll {@code spinNanos} without work, then nap for about
+     * {@code maxParkNanos} (each nap at most that), then sleep on completion events where they can}
      *
      * @param spinNanos    how long to poll without work before sleeping, 0 or more: CPU spent for latency after
      *                     each burst of work
-     * @param maxParkNanos the longest park where the loop cannot sleep on completion events (a write waiting for a
-     *                     send credit), at least {@value #MIN_PARK_NANOS}: the most latency such a connection adds,
-     *                     and 1e9 / it the most wake-ups a second of a loop that waits so
+     * @param maxParkNanos the longest nap, and about how long the loop naps after the spin before it sleeps on
+     *                     completion events, at least {@value #MIN_PARK_NANOS}; where it cannot sleep (a write
+     *                     waiting for a send credit), the most latency such a connection adds, and 1e9 / it the most
+     *                     wake-ups a second of a loop that waits so
      */
     public static IoHandlerFactory newFactory(long spinNanos, long maxParkNanos) {
         new RdmaIoHandler(spinNanos, maxParkNanos); // checks the arguments now, not in the loop's thread
@@ -143,7 +147,9 @@ public final class RdmaIoHandler implements IoHandler {
             return 0;
         }
         int sleep = prepareSleep();
-        if (sleep == CANNOT_SLEEP) {
+        // naps first, for about maxParkNanos after the spin, then sleeps: a connection whose messages come less
+        // than that apart is looked at after a nap, cheaper than a sleep and a wake-up per message
+        if (sleep == CANNOT_SLEEP || (sleep == SLEEP_ON_SET && now - idleSince < spinNanos + maxParkNanos)) {
             LockSupport.parkNanos(this, Math.min(parkNanos, context.delayNanos(System.nanoTime())));
             parkNanos = Math.min(maxParkNanos, parkNanos * 2);
             return 0;
