@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * {@code ibv_ack_cq_events}); it does not say which queues fired: poll them all. A queue must be armed again
  * to fire again. One thread waits at a time (others queue behind it); {@link #add}, {@link #remove} and
  * {@link #wakeup} may be called from any thread. An {@code add} or {@code remove} while another thread waits
- * takes effect at its next {@code await}. The wait allocates nothing.
+ * takes effect at its next {@code await}. The wait allocates nothing on JDK 17-21; on JDK 22 and later the
+ * libibverbs backend's system calls allocate a few dozen bytes per wait and per wake-up (not per completion).
  *
  * <p>Closing a channel that is in the set is allowed: a wait in progress ends, and every {@code await} throws
  * {@link IllegalStateException} naming the channel until it is {@linkplain #remove removed}. Closing the set
@@ -67,7 +68,7 @@ public interface CompletionWaitSet extends AutoCloseable {
 
     /**
      * Makes an {@link #await} in progress on another thread return at once, or, when no thread waits, the next
-     * one. Wake-ups do not add up beyond one. Any thread may call it; it allocates nothing. On a closed set it
+     * one. Wake-ups do not add up beyond one. Any thread may call it (allocation as for {@link #await}). On a closed set it
      * does nothing.
      */
     void wakeup();
