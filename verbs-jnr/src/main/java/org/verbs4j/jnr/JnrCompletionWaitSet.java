@@ -2,6 +2,7 @@ package org.verbs4j.jnr;
 
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionWaitSet;
 import org.verbs4j.api.Errno;
@@ -37,6 +38,15 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
     /** Readable after {@link #wakeup}, {@link #signal} (a channel closes, the set changes) or a close of the set. */
     private volatile int wakeFd;
     private volatile boolean closing;
+    /**
+     * Set by the waiter just before it polls, cleared after: an add or remove signals the eventfd only then. A
+     * signal when nobody waits would stay pending and end the next wait at once, before anything happened. (The
+     * waiter sets this, then reads {@link #changed}; a change sets that, then reads this: one of them sees the
+     * other.)
+     */
+    private volatile boolean waiting;
+    /** A {@link #wakeup} not yet taken by a wait. */
+    private final AtomicBoolean woken = new AtomicBoolean();
 
     // the waiter's (under waitLock)
     private JnrCompletionChannel[] polled = new JnrCompletionChannel[0];
@@ -74,7 +84,9 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
             changed = true;
             ch.joined(this);
         }
-        signal();
+        if (waiting) {
+            signal(); // the waiter takes the new channel in
+        }
     }
 
     @Override
@@ -93,7 +105,9 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
                 }
             }
         }
-        signal(); // a waiter leaves the removed channel (it may be closed next)
+        if (waiting) {
+            signal(); // the waiter leaves the removed channel (it may be closed next)
+        }
     }
 
     @Override
@@ -120,6 +134,7 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
 
     @Override
     public void wakeup() {
+        woken.set(true); // ends this wait or the next one, whatever the eventfd says
         signal();
     }
 
@@ -182,17 +197,46 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
     }
 
     private int awaitEntered(JnrCompletionChannel[] a, long deadline) {
+        waiting = true;
+        try {
+            return pollEntered(a, deadline);
+        } finally {
+            waiting = false;
+        }
+    }
+
+    /**
+     * The eventfd is only a doorbell: why it rang is in the fields (the set or a channel closing, a change of the
+     * channels, a {@link #wakeup}), looked at before every poll. So a ring that outlived its reason (a channel's
+     * close that rang after its waiter had already thrown, an add or remove as a wait ended) only makes the waiter
+     * look again, and a {@link #wakeup} when nobody waits ends the next wait without the eventfd.
+     */
+    private int pollEntered(JnrCompletionChannel[] a, long deadline) {
         while (true) {
+            if (closing) {
+                throw closedException();
+            }
+            for (JnrCompletionChannel ch : a) {
+                if (ch.closing()) {
+                    throw closedChannel(ch);
+                }
+            }
+            if (changed) {
+                return 0; // an add or remove since this wait began: the next wait polls the new channels
+            }
+            if (woken.getAndSet(false)) {
+                return 0;
+            }
             long left = deadline - System.nanoTime();
             int slice = left <= 0 ? 0
                     : (int) Math.min(SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
             int ready = LibC.pollReadable(pollfds, a.length + 1, slice);
             int events = 0;
-            boolean woken = false;
+            boolean rang = false;
             if (ready > 0) {
                 if (LibC.isReadable(pollfds, 0)) {
                     LibC.drain(wakeFd, scratch + DRAIN);
-                    woken = true;
+                    rang = true;
                 }
                 for (int i = 0; i < a.length; i++) {
                     if (LibC.isReadable(pollfds, i + 1)) {
@@ -200,18 +244,11 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
                     }
                 }
             }
-            if (woken) {
-                if (closing) {
-                    throw closedException();
-                }
-                for (JnrCompletionChannel ch : a) {
-                    if (ch.closing()) {
-                        throw closedChannel(ch);
-                    }
-                }
-            }
-            if (events > 0 || woken || left <= 0 || changed || Thread.currentThread().isInterrupted()) {
+            if (events > 0 || left <= 0 || Thread.currentThread().isInterrupted()) {
                 return events;
+            }
+            if (rang) {
+                continue; // its reason, if any is left, is looked at above
             }
         }
     }
