@@ -232,11 +232,9 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
                     : (int) Math.min(SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
             int ready = LibC.pollReadable(pollfds, a.length + 1, slice);
             int events = 0;
-            boolean rang = false;
             if (ready > 0) {
                 if (LibC.isReadable(pollfds, 0)) {
-                    LibC.drain(wakeFd, scratch + DRAIN);
-                    rang = true;
+                    LibC.drain(wakeFd, scratch + DRAIN); // a ring: its reason is looked at above, next turn
                 }
                 for (int i = 0; i < a.length; i++) {
                     if (LibC.isReadable(pollfds, i + 1)) {
@@ -246,9 +244,6 @@ final class JnrCompletionWaitSet extends AbstractResource implements CompletionW
             }
             if (events > 0 || left <= 0 || Thread.currentThread().isInterrupted()) {
                 return events;
-            }
-            if (rang) {
-                continue; // its reason, if any is left, is looked at above
             }
         }
     }
