@@ -16,9 +16,10 @@ import org.verbs4j.lab.Lab;
 
 /**
  * The short version of the fault lab ({@code lab/fault}): RC across a veth link with {@code tc netem}, on
- * Soft-RoCE and soft-iWARP. With 1% loss on rxe every message arrives in order and intact (the receiver's count
+ * Soft-RoCE and soft-iWARP. With 5% loss on rxe every message arrives in order and intact (the receiver's count
  * and CRC32 equal the sender's) and the link's retransmission counters moved (on siw TCP repairs loss: the full
- * fault lab runs that case, this short version leaves it out for time); when the receiving process is killed
+ * fault lab runs that case, this short version leaves it out for time). 5%, not 1%: a slow host sends a few hundred
+ * messages in the 5 s, and at 1% a run now and then lost no packet at all, which proves nothing. When the receiving process is killed
  * (rxe), or the target of RDMA READs (siw), the survivor gets an error completion within the transport's bound,
  * never a hang. (On siw a killed receiver is noticed only at the application's time-out when the sender waits
  * with its send stuck behind a full TCP window: see docs/reliability.md; the fault lab measures that case.)
@@ -33,17 +34,17 @@ class FaultLinkIT {
         Path examples = PingPongLab.moduleDir();
         PingPongLab.launcher(PingPongLab.Tool.RC); // fails with a build hint when the examples are not packaged
         Path script = examples.getParent().resolve("lab/fault");
-        String out = faultLab(script, examples, "rxe:loss1,rxe:kill-server,siw:read-kill", "fault-link-it.log");
+        String out = faultLab(script, examples, "rxe:loss5,rxe:kill-server,siw:read-kill", "fault-link-it.log");
         String table = out.substring(out.lastIndexOf("fab  scenario"));
         int rows = 0;
         for (Matcher m = ROW.matcher(table); m.find(); rows++) {
             assertEquals("PASS", m.group(3), m.group() + "\n" + out);
-            if (m.group(2).equals("loss1")) {
+            if (m.group(2).equals("loss5")) {
                 // lab/fault runs a scenario once more when its connection was refused before any fault was set
                 // (an rdma_cm refusal under load, not the fault under test) and marks the row "(2nd run)"
                 assertTrue(m.group(4).matches("OK \\d+ msgs, count\\+crc32 equal( \\(2nd run\\))?"),
                         m.group() + "\n" + out);
-                assertTrue(Long.parseLong(m.group(5)) > 0, "1% loss, but no retransmission counted:\n" + out);
+                assertTrue(Long.parseLong(m.group(5)) > 0, "5% loss, but no retransmission counted:\n" + out);
             } else {
                 String outcome = m.group(4);
                 String context = out;
