@@ -425,6 +425,11 @@ final class QpDataPath implements FpduSink {
                 if (!(irqAtomic[i] ? startAtomicResponse(i) : startReadResponse(i))) {
                     return;
                 }
+                // the response's transmission holds what it needs: the request's IRD place is free now, as siw
+                // frees it when it activates the response. Freed only after the last byte went out, a requester
+                // quick to post its next Read after the response's completion would exceed IRD here.
+                irqExecuted[i] = false;
+                irqHead.set(ih + 1);
                 continue;
             }
             long slot = sq.peek();
@@ -756,11 +761,7 @@ final class QpDataPath implements FpduSink {
             return;
         }
         releaseSges();
-        if (kind == TX_READ_RESPONSE || kind == TX_ATOMIC_RESPONSE) {
-            long h = irqHead.get();
-            irqExecuted[(int) (h % irqLength.length)] = false;
-            irqHead.set(h + 1);
-        } else if (kind == TX_WQE) {
+        if (kind == TX_WQE) {
             long slot = sq.peek();
             int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
             if ((RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET) & SendFlags.SIGNALED) != 0) {

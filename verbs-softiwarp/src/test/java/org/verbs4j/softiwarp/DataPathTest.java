@@ -186,6 +186,35 @@ class DataPathTest {
         assertEquals(0, p.a.cq.poll(wc));
     }
 
+    /**
+     * IRD and ORD 1, and Reads queued behind each other: each leaves the moment the one before completes, and every
+     * one succeeds. (The responder frees a Read's IRD place when its response starts, as siw does; that such a
+     * Request is within the IRD is shown without a race by {@code DataPathWireTest}.)
+     */
+    @Test
+    void aReadPostedTheMomentTheLastCompletedIsWithinTheIrd() throws Exception {
+        ConnectedPair p = new ConnectedPair(16, SETTINGS.withIrdOrd(1, 1));
+        pair = p;
+        MemoryRegion src = mr(p.b, 65536, ConnectedPair.ALL);
+        MemoryRegion dst = mr(p.a, 65536, Access.LOCAL_WRITE);
+        fill(src, 9);
+        java.util.Random r = new java.util.Random(5);
+        for (int round = 0; round < 400; round++) {
+            sends.count(8);
+            for (int i = 0; i < 8; i++) {
+                int length = 1 + r.nextInt(r.nextBoolean() ? 64 : 65536);
+                sends.at(i).clear().wrId(round * 8 + i).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                        .sge(dst, 0, length).rdma(src.address(), src.rkey());
+            }
+            p.a.qp.postSend(sends);
+            p.a.await(wc, 8);
+            for (int i = 0; i < 8; i++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(i), "round " + round + ", read " + i);
+            }
+        }
+        assertFilled(dst, 0, 64, 9, 0);
+    }
+
     @Test
     void readsBeyondTheOrdWaitInOrderAndAFenceWaitsForThem() throws Exception {
         ConnectedPair p = new ConnectedPair(16, SETTINGS.withIrdOrd(1, 1));

@@ -228,9 +228,14 @@ class DataPathWireTest {
         connect(MpaSettings.siwDefaults().withTimeoutMillis(10_000)); // IRD 1; no stall time-out here
         assertEquals(1, qpSide.qp.connection().ird());
         MemoryRegion m = mr(8 << 20, ConnectedPair.ALL);
-        // the peer reads nothing: the first response (8 MiB) stays half sent, holding the one IRD slot
+        // the peer reads nothing: the first response (8 MiB) stays half sent. As in siw, the response being sent
+        // holds no IRD place (it left the queue when it started): the second Request takes the one place, the third
+        // is beyond it
         peer.readRequest(0x1234, 0, 8 << 20, m.rkey(), m.address());
         Thread.sleep(100);
+        peer.readRequest(0x1234, 0, 16, m.rkey(), m.address());
+        Thread.sleep(100);
+        assertEquals(QpState.RTS, qpSide.qp.state(), "one Request queued behind the response being sent");
         peer.readRequest(0x1234, 0, 16, m.rkey(), m.address());
         assertTrue(ended.await(3, TimeUnit.SECONDS), "the QP ended at once, not after the stall time-out");
         assertEquals(QpState.ERR, qpSide.qp.state());
