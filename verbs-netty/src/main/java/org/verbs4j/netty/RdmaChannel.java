@@ -64,7 +64,8 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * batch; unread messages keep their receive slots, so the peer runs out of credits and stops.
  *
  * <p><b>Closing.</b> {@code close()} and {@code shutdownOutput()} send an empty message, the end of the stream
- * (a message of this transport is never empty otherwise), once a send credit is there: a close without one waits
+ * (a message of this transport is never empty otherwise; a close after rendezvous writes also waits, off the loop
+ * and up to the endpoint's time-out, until the peer has read them), once a send credit is there: a close without one waits
  * for it off the event loop, up to the endpoint's time-out. The peer then closes
  * ({@code channelInactive}), or with {@link io.netty.channel.ChannelOption#ALLOW_HALF_CLOSURE} fires
  * {@link ChannelInputShutdownEvent} and stays writable. A connection lost without that message (the peer's
@@ -82,8 +83,18 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * ch.writeAndFlush(b.writeBytes(payload));     // posted from the slot, no copy
  * }</pre>
  *
- * <p>Not yet: RDMA READ/WRITE rendezvous for large writes; reads are copied once out of the receive slots. A
- * client's local address ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
+ * <p><b>Large writes by rendezvous.</b> With {@link RdmaChannelOption#RDMA_REGION_SIZE} on both sides, a write of at
+ * least {@link RdmaChannelOption#RENDEZVOUS_THRESHOLD} bytes and larger than a slot is copied into the first half of
+ * this side's RDMA region and announced in one message; the peer reads it with one RDMA READ into the second half of
+ * its region, delivers it in order with the messages around it, and releases its place in a message back. A write
+ * larger than half a region goes in pieces; a full half holds further writes back in the outbound buffer.
+ *
+ * <p><b>On the wire.</b> A message's first byte is its kind: data (the rest of the message), a rendezvous (the
+ * sender's region offset, 8 bytes, and the length, 4 bytes, big-endian) or a release (a count, 4 bytes); the empty
+ * message is the end of stream. Anything else from the peer ends the connection with a {@link ProtocolViolation}.
+ *
+ * <p>Not yet: reads are copied once out of the receive slots (or the region). A client's local address
+ * ({@code Bootstrap.localAddress}) is bound when it connects ({@code rdma_bind_addr}).
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
@@ -92,6 +103,29 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private static final long FIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     /** How long a close without a send credit sleeps between looks for one. */
     private static final long CREDIT_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** The first byte of a message (all but the end of stream, which is empty): data follows. */
+    static final byte DATA = 0;
+    /** A message announcing a rendezvous: the sender's region offset (8 bytes) and the length (4), big-endian. */
+    static final byte RENDEZVOUS = 1;
+    /** A message releasing the sender's oldest rendezvous buffers: their count (4 bytes, big-endian). */
+    static final byte RELEASED = 2;
+    /** The bytes of a message's kind, before its data. */
+    static final int HEADER = 1;
+    static final int RENDEZVOUS_BYTES = HEADER + 8 + 4;
+    static final int RELEASED_BYTES = HEADER + 4;
+    /** The smallest slot a channel works with: a rendezvous announcement must fit. */
+    static final int MIN_SLOT_BYTES = 16;
+    /** The work request id tag of a rendezvous read (the low bits: its cell in the receive queue). */
+    private static final long READ_WR = 1L << 40;
+    /** Rendezvous buffers a sender holds at most before the peer releases some. */
+    private static final int MAX_STAGED = 64;
+    /** A received message's kind in the receive queue (beside {@link #DATA} and {@link #RENDEZVOUS}). */
+    private static final byte END = 3;
+    private static final byte LOST = 4;
+    /** A queued rendezvous's read: not posted yet, posted, done. */
+    private static final byte NOT_READ = 0;
+    private static final byte READING = 1;
+    private static final byte READ = 2;
     /**
      * Connecting blocks (rdma_cm address and route resolution, the connection, the first credit exchange), so it
      * runs here and the result goes back to the channel's event loop. A close that waits for a send credit for its
@@ -129,6 +163,42 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** A run of {@link #lengths} from index 0, for a chain that does not start the flush. */
     private int[] runLengths;
     private int slotBytes;
+    /** The data bytes a slot carries after the header. */
+    private int payloadBytes;
+    /**
+     * Rendezvous: a write of at least {@link #threshold} bytes and more than a slot goes through this side's RDMA
+     * region; the peer reads it (RDMA READ) into its own region and releases it. The region's first half stages this
+     * side's messages, its second half receives the peer's. Null when either side has no region.
+     */
+    private RegionRing staged;
+    private RegionRing sinks;
+    private long sinkBase;
+    /** The largest message that goes by rendezvous (this side's staging half, the peer's receiving half). */
+    private long rendezvousMax;
+    /** Netty's view of this side's RDMA region, made once. */
+    private ByteBuf region;
+    private int readsInFlight;
+    private int maxReads;
+    /** The peer's rendezvous messages delivered (or dropped) and not released to it yet. */
+    private int releasesOwed;
+    /** A write waits for room in the staging half (a release from the peer frees it, and wakes the loop). */
+    private boolean regionWait;
+    /**
+     * The messages received and not delivered yet, in their order (a ring): a rendezvous message waits for its read
+     * and holds back what came after it. Each holds its receive slot, so the ring never holds more than the receive
+     * depth (and one {@link #LOST}).
+     */
+    private int[] queueSlot;
+    private int[] queueLength;
+    private long[] queueRemote;
+    private byte[] queueKind;
+    private byte[] queueRead;
+    private int queueFirst;
+    private int queueCount;
+    /** A receive failed: a {@link #LOST} is queued, what completes after it is ignored. */
+    private boolean lostQueued;
+    /** Rendezvous writes posted, and bytes they carried: read by the tests. */
+    private long rendezvousWrites;
     /** Who holds each send slot: free, the transport's, or lent to a buffer of the registered allocator. */
     private SendSlotPool slotPool;
     /** Bytes copied into send slots, and sends posted from a lent slot as is: read by the tests, on the loop. */
@@ -143,6 +213,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** Set when a close waits off the loop for a credit (then the closing thread owns the endpoint). */
     private boolean closeWaitsForCredit;
     private boolean closeDone;
+    /** The status of the failed receive a {@link #LOST} in the queue stands for. */
+    private String lostStatus;
     /** A repost (its credit update) that failed during a read: the connection is gone, maybe after the end of stream. */
     private RuntimeException repostFailure;
     private ChannelPromise connectPromise;
@@ -173,17 +245,44 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         this.runLengths = new int[sendDepth];
         // a message must fit this side's send slot and the peer's receive slot
         this.slotBytes = Math.min(o.messageSize(), ep.peerMessageSize());
+        if (slotBytes < MIN_SLOT_BYTES) {
+            throw new IllegalArgumentException(tooSmall(o.messageSize(), ep.peerMessageSize()));
+        }
+        this.payloadBytes = slotBytes - HEADER;
         java.nio.ByteBuffer[] memory = new java.nio.ByteBuffer[sendDepth];
         for (int i = 0; i < sendDepth; i++) {
-            memory[i] = ep.sendSlot(i).slice(0, slotBytes);
+            memory[i] = ep.sendSlot(i).slice(HEADER, payloadBytes);
         }
-        this.slotPool = new SendSlotPool(memory, slotBytes);
+        this.slotPool = new SendSlotPool(memory, payloadBytes);
+        long own = o.rdmaRegionSize();
+        long peer = ep.remoteRegion().length();
+        if (own >= 2 && peer >= 2) {
+            long half = own / 2;
+            this.staged = new RegionRing(half, MAX_STAGED);
+            this.sinkBase = half;
+            this.sinks = new RegionRing(own - half, o.receiveDepth());
+            this.rendezvousMax = Math.min(Math.min(half, peer - peer / 2), Integer.MAX_VALUE);
+            this.region = Unpooled.wrappedBuffer(ep.rdmaRegion());
+            this.maxReads = Math.max(1, Math.min(o.rdAtomic(), sendDepth));
+        }
+        int cells = o.receiveDepth() + 1;
+        this.queueSlot = new int[cells];
+        this.queueLength = new int[cells];
+        this.queueRemote = new long[cells];
+        this.queueKind = new byte[cells];
+        this.queueRead = new byte[cells];
         config.slotAllocator().attach(slotPool);
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
         this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
         this.receiveSlots = new ByteBuf[o.receiveDepth()];
         config.setEndpointOptions(o);
         this.active = true;
+    }
+
+    /** Why a connection's slots are too small for a channel (its message size, or the peer's). */
+    static String tooSmall(int own, int peer) {
+        return "a message slot of " + Math.min(own, peer) + " bytes (this side's message size " + own + ", the peer's "
+                + peer + "): an RdmaChannel needs at least " + MIN_SLOT_BYTES;
     }
 
     @Override
@@ -234,6 +333,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** {@return the bytes a flush copied into send slots so far} Read on the event loop (waits for it elsewhere). */
     long copiedBytes() {
         return onLoop(() -> copiedBytes);
+    }
+
+    /** {@return the writes that went by rendezvous (the peer read them from this side's region), so far} */
+    long rendezvousWrites() {
+        return onLoop(() -> rendezvousWrites);
     }
 
     /** {@return the sends posted from a registered allocator's buffer as is, without a copy, so far} */
@@ -311,6 +415,16 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             slotPool.close(); // nothing more is lent; buffers still out keep their (plain Java) memory
         }
         if (ep != null && !ep.isClosed()) {
+            if (releasesOwed > 0 && !broken) {
+                try {
+                    reapSends(ep);
+                    if (canSend(ep)) {
+                        sendReleases(ep); // the peer may be waiting for them to close
+                    }
+                } catch (RuntimeException e) {
+                    LOG.debug("{}: the release of rendezvous messages did not go out", this, e);
+                }
+            }
             if (finDue()) {
                 try {
                     sendFinAndWait(ep, closeWaitsForCredit ? ep.options().timeout().toNanos() : 0);
@@ -369,6 +483,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         RdmaEndpoint ep = endpoint;
         reapSends(ep);
         SendSlotPool pool = slotPool;
+        regionWait = false;
         for (;;) {
             if (in.current() == null) {
                 writePending = false;
@@ -379,16 +494,42 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             long copied = 0;
             while (filled < room && in.current() != null) {
                 ByteBuf head = (ByteBuf) in.current();
-                if (head.readableBytes() == 0) {
+                int size = head.readableBytes();
+                if (size == 0) {
                     in.remove();
                     continue;
                 }
                 int lent = lentSlot(head, pool);
                 if (lent >= 0) {
+                    ep.sendSlot(lent).put(0, DATA);
                     slots[filled] = lent;
-                    lengths[filled++] = head.readableBytes();
+                    lengths[filled++] = HEADER + size;
                     zeroCopySends++;
                     in.remove(); // released: the slot stays out of the pool until the send completes
+                    continue;
+                }
+                int piece = rendezvousPiece(size);
+                if (piece > 0) {
+                    long at = staged.allocate(piece);
+                    if (at < 0) {
+                        regionWait = true; // the peer has not released enough yet: its release wakes the loop
+                        break;
+                    }
+                    int slot = pool.take();
+                    if (slot < 0) {
+                        staged.dropNewest();
+                        break;
+                    }
+                    head.getBytes(head.readerIndex(), region, (int) at, piece);
+                    ByteBuffer dst = ep.sendSlot(slot);
+                    dst.put(0, RENDEZVOUS);
+                    putLong(dst, HEADER, at);
+                    putInt(dst, HEADER + 8, piece);
+                    slots[filled] = slot;
+                    lengths[filled++] = RENDEZVOUS_BYTES;
+                    rendezvousWrites++;
+                    copied += piece;
+                    in.removeBytes(piece); // the write's promise completes with its last piece
                     continue;
                 }
                 int slot = pool.take();
@@ -396,6 +537,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     break; // every free slot is lent: wait for a completion or a release
                 }
                 ByteBuffer dst = ep.sendSlot(slot);
+                dst.put(0, DATA);
+                dst.position(HEADER);
                 dst.limit(slotBytes);
                 Object msg;
                 while (dst.hasRemaining() && (msg = in.current()) != null) {
@@ -405,8 +548,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                         in.remove();
                         continue;
                     }
-                    if (dst.position() > 0 && isLent(buf, pool)) {
-                        break; // it goes from its own slot, after this one
+                    if (dst.position() > HEADER && (isLent(buf, pool) || rendezvousPiece(readable) > 0)) {
+                        break; // it goes from its own slot, or by rendezvous, after this one
                     }
                     int n = Math.min(readable, dst.remaining());
                     dst.limit(dst.position() + n);
@@ -415,7 +558,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     in.removeBytes(n);
                     copied += n;
                 }
-                if (dst.position() == 0) {
+                if (dst.position() == HEADER) {
                     pool.untake(slot);
                     break; // only empty buffers were left
                 }
@@ -430,7 +573,50 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 return;
             }
             postBatch(ep, filled);
+            if (regionWait) {
+                writePending = in.current() != null;
+                return;
+            }
         }
+    }
+
+    /**
+     * {@return the bytes of a buffer of {@code size} readable bytes that go by one rendezvous (at most half a region),
+     * or 0 when it goes as sends}
+     */
+    private int rendezvousPiece(int size) {
+        if (staged == null || size <= payloadBytes || size < config.getRendezvousThreshold()) {
+            return 0;
+        }
+        return (int) Math.min(size, rendezvousMax);
+    }
+
+    static void putLong(ByteBuffer b, int at, long v) {
+        for (int i = 0; i < 8; i++) {
+            b.put(at + i, (byte) (v >>> (56 - 8 * i)));
+        }
+    }
+
+    static void putInt(ByteBuffer b, int at, int v) {
+        for (int i = 0; i < 4; i++) {
+            b.put(at + i, (byte) (v >>> (24 - 8 * i)));
+        }
+    }
+
+    static long getLong(ByteBuffer b, int at) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = v << 8 | (b.get(at + i) & 0xff);
+        }
+        return v;
+    }
+
+    static int getInt(ByteBuffer b, int at) {
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+            v = v << 8 | (b.get(at + i) & 0xff);
+        }
+        return v;
     }
 
     /** {@return the sends that may be posted now: the peer's credits, bounded by the free places of the send queue} */
@@ -448,7 +634,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * buffer of this channel's registered allocator still in its slot, read from its start, not in flight already
      */
     private int lentSlot(ByteBuf buf, SendSlotPool pool) {
-        if (!(buf instanceof SendSlotByteBuf) || buf.readerIndex() != 0 || buf.readableBytes() > slotBytes) {
+        if (!(buf instanceof SendSlotByteBuf) || buf.readerIndex() != 0 || buf.readableBytes() > payloadBytes) {
             return -1;
         }
         int slot = ((SendSlotByteBuf) buf).slotOf(pool);
@@ -510,11 +696,18 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private int reapSends(RdmaEndpoint ep) {
         int n = ep.pollSend(sendWc);
         for (int i = 0; i < n; i++) {
+            long id = sendWc.wrId(i);
             if (!sendWc.ok(i)) {
-                throw new UncheckedIOException(new ConnectionLost(this + ": a send failed with " + status(sendWc, i)
+                throw new UncheckedIOException(new ConnectionLost(this + ": a " + ((id & READ_WR) != 0
+                        ? "rendezvous read" : "send") + " failed with " + status(sendWc, i)
                         + ": the connection to the peer is lost"));
             }
-            slotPool.completed((int) sendWc.wrId(i));
+            if ((id & READ_WR) != 0) {
+                queueRead[(int) (id & 0xffff_ffffL)] = READ;
+                readsInFlight--;
+            } else {
+                slotPool.completed((int) id);
+            }
         }
         return n;
     }
@@ -536,6 +729,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      */
     private void sendFinAndWait(RdmaEndpoint ep, long creditWaitNanos) {
         reapSends(ep);
+        dropQueue(ep);
         long creditDeadline = System.nanoTime() + creditWaitNanos;
         while (!canSend(ep)) {
             if (System.nanoTime() - creditDeadline >= 0 || receiveFailed(ep)) {
@@ -553,6 +747,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 Thread.onSpinWait();
             }
         }
+        // the peer reads this side's rendezvous messages from its region: keep it until they are released
+        long releaseDeadline = System.nanoTime() + creditWaitNanos;
+        while (staged != null && staged.held() > 0 && System.nanoTime() - releaseDeadline < 0) {
+            if (receiveFailed(ep)) {
+                return; // the peer closed: it read what it wanted
+            }
+            LockSupport.parkNanos(CREDIT_POLL_NANOS);
+        }
+        if (staged != null && staged.held() > 0) {
+            LOG.debug("{}: {} rendezvous messages not released by the peer when closing", this, staged.held());
+        }
     }
 
     /**
@@ -566,6 +771,13 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             if (!recvWc.ok(i)) {
                 return true;
             }
+            ByteBuffer m = ep.message(recvWc, i);
+            if (staged != null && m.remaining() == RELEASED_BYTES && m.get(m.position()) == RELEASED) {
+                int count = getInt(m, m.position() + HEADER);
+                for (int k = 0; k < count && staged.held() > 0; k++) {
+                    staged.free();
+                }
+            }
             ep.repostReceive((int) recvWc.wrId(i));
         }
         return false;
@@ -577,53 +789,200 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         finPending = false;
     }
 
-    private int readBatch(RdmaEndpoint ep) {
+    /**
+     * Takes what the receive queue completed. A release frees this side's staged messages at once; every other
+     * message (and a failed receive) joins the queue of messages to deliver, in order. A message that breaks the
+     * transport's protocol ends the connection with an exception.
+     *
+     * @return the completions taken
+     */
+    private int receive(RdmaEndpoint ep) {
         int n = ep.pollReceive(recvWc);
-        if (n == 0) {
-            return 0;
-        }
-        readPending = false;
-        ChannelPipeline p = pipeline();
-        boolean delivered = false;
         for (int i = 0; i < n; i++) {
+            if (lostQueued) {
+                continue; // the receives flushed after the first failure
+            }
             if (!recvWc.ok(i)) {
-                if (delivered) {
-                    p.fireChannelReadComplete();
-                }
-                lost(recvWc, i);
-                return n;
+                lostStatus = status(recvWc, i);
+                lostQueued = true;
+                enqueue(LOST, -1, 0, 0);
+                continue;
             }
             int slot = (int) recvWc.wrId(i);
             ByteBuffer m = ep.message(recvWc, i);
             int length = m.remaining();
             if (length == 0) {
+                enqueue(END, slot, 0, 0);
+                continue;
+            }
+            receiveSlot(slot, m);
+            byte kind = m.get(m.position());
+            if (kind == DATA && length > HEADER) {
+                enqueue(DATA, slot, length - HEADER, 0);
+            } else if (kind == RENDEZVOUS && length == RENDEZVOUS_BYTES) {
+                long at = getLong(m, m.position() + HEADER);
+                int size = getInt(m, m.position() + HEADER + 8);
+                long peerRegion = ep.remoteRegion().length();
+                if (sinks == null || size < 1 || size > sinks.capacity() || at < 0 || at > peerRegion - size) {
+                    violation("a rendezvous of " + size + " bytes at " + at + " of its " + peerRegion
+                            + "-byte region, for this side's " + (sinks == null ? "missing region"
+                            : sinks.capacity() + "-byte receiving half"));
+                    return n;
+                }
+                enqueue(RENDEZVOUS, slot, size, at);
+            } else if (kind == RELEASED && length == RELEASED_BYTES) {
+                int count = getInt(m, m.position() + HEADER);
+                if (staged == null || count < 1 || count > staged.held()) {
+                    violation("a release of " + count + " rendezvous messages, " + (staged == null ? 0
+                            : staged.held()) + " outstanding");
+                    return n;
+                }
+                for (int k = 0; k < count; k++) {
+                    staged.free();
+                }
+                regionWait = false;
+                repost(ep, slot);
+            } else {
+                violation("a " + length + "-byte message of kind " + kind);
+                return n;
+            }
+        }
+        return n;
+    }
+
+    private void enqueue(byte kind, int slot, int length, long remote) {
+        int cell = queueFirst + queueCount;
+        if (cell >= queueKind.length) {
+            cell -= queueKind.length;
+        }
+        queueKind[cell] = kind;
+        queueSlot[cell] = slot;
+        queueLength[cell] = length;
+        queueRemote[cell] = remote;
+        queueRead[cell] = NOT_READ;
+        queueCount++;
+    }
+
+    private void violation(String what) {
+        broken(new ProtocolViolation(this + ": the peer broke the transport's protocol with " + what
+                + "; the connection is closed"));
+    }
+
+    /**
+     * Delivers the queued messages in their order as far as they are there: data; a rendezvous whose read completed
+     * (copied out of the region, which is then released to the peer); the end of stream; a lost connection. A batch
+     * ends with {@code channelReadComplete}.
+     *
+     * @return the messages taken from the queue
+     */
+    private int deliver(RdmaEndpoint ep) {
+        ChannelPipeline p = pipeline();
+        boolean delivered = false;
+        int taken = 0;
+        while (queueCount > 0) {
+            int cell = queueFirst;
+            byte kind = queueKind[cell];
+            if (kind == RENDEZVOUS && queueRead[cell] != READ
+                    && !(inputShutdown && queueRead[cell] == NOT_READ)) {
+                break; // its read is not done: what came after it waits
+            }
+            queueFirst = cell + 1 == queueKind.length ? 0 : cell + 1;
+            queueCount--;
+            taken++;
+            int slot = queueSlot[cell];
+            if (kind == END || kind == LOST) {
                 if (delivered) {
                     p.fireChannelReadComplete();
                 }
-                endOfStream(ep, slot);
-                return n;
+                if (kind == END) {
+                    endOfStream(ep, slot);
+                } else {
+                    lost();
+                }
+                return taken;
             }
-            if (inputShutdown) {
-                repost(ep, slot); // shut by this side: dropped, as a socket's shut input drops
-                continue;
-            }
-            ByteBuf buf = config.baseAllocator().ioBuffer(length); // never a send slot
-            if (slot < receiveSlots.length) {
-                buf.writeBytes(receiveSlot(slot, m), 0, length);
-            } else {
-                buf.writeBytes(m);
+            int length = queueLength[cell];
+            ByteBuf buf = null;
+            if (kind == RENDEZVOUS) {
+                if (queueRead[cell] == READ) {
+                    if (!inputShutdown) {
+                        buf = config.baseAllocator().ioBuffer(length);
+                        buf.writeBytes(region, (int) (sinkBase + sinks.oldestOffset()), length);
+                    }
+                    sinks.free();
+                }
+                releasesOwed++;
+            } else if (!inputShutdown) { // shut by this side: dropped, as a socket's shut input drops
+                buf = config.baseAllocator().ioBuffer(length); // never a send slot
+                buf.writeBytes(receiveSlots[slot], HEADER, length);
             }
             repost(ep, slot);
-            delivered = true;
-            p.fireChannelRead(buf);
-            if (!open) {
-                return n; // a handler closed the channel
+            if (buf != null) {
+                readPending = false;
+                delivered = true;
+                p.fireChannelRead(buf);
+                if (!open) {
+                    return taken; // a handler closed the channel
+                }
             }
         }
         if (delivered) {
             p.fireChannelReadComplete();
         }
-        return n;
+        return taken;
+    }
+
+    /**
+     * Posts the reads of the queued rendezvous messages, in their order, as far as the reads in flight, the send
+     * queue and the receiving half of the region allow.
+     */
+    private void startReads(RdmaEndpoint ep) {
+        int cell = queueFirst;
+        for (int k = 0; k < queueCount && readsInFlight < maxReads; k++, cell = cell + 1 == queueKind.length ? 0 : cell + 1) {
+            if (queueKind[cell] != RENDEZVOUS || queueRead[cell] != NOT_READ) {
+                continue;
+            }
+            if (inputShutdown || ep.inFlight() >= sendDepth) {
+                return;
+            }
+            long at = sinks.allocate(queueLength[cell]);
+            if (at < 0) {
+                return; // the deliveries before it free room
+            }
+            ep.read(sinkBase + at, queueLength[cell], queueRemote[cell], READ_WR | cell);
+            queueRead[cell] = READING;
+            readsInFlight++;
+        }
+    }
+
+    /**
+     * Closing: the messages received and not delivered are dropped and their slots posted again, so that a peer
+     * closing at the same time gets the credit for its own end of stream.
+     */
+    private void dropQueue(RdmaEndpoint ep) {
+        for (; queueCount > 0; queueCount--) {
+            int slot = queueSlot[queueFirst];
+            if (slot >= 0) {
+                repost(ep, slot);
+            }
+            queueFirst = queueFirst + 1 == queueKind.length ? 0 : queueFirst + 1;
+        }
+    }
+
+    /** Tells the peer that its oldest rendezvous messages were read: it may reuse their room. */
+    private void sendReleases(RdmaEndpoint ep) {
+        int slot = slotPool.take();
+        if (slot < 0) {
+            return;
+        }
+        ByteBuffer dst = ep.sendSlot(slot);
+        dst.put(0, RELEASED);
+        putInt(dst, HEADER, releasesOwed);
+        if (!ep.trySend(slot, RELEASED_BYTES)) {
+            slotPool.untake(slot);
+            return;
+        }
+        releasesOwed = 0;
     }
 
     /** Netty's view of receive slot {@code slot}, whose message is {@code m} (the endpoint's view of the slot). */
@@ -659,7 +1018,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         for (int batch = 0; open && !finReceived && batch < 64; batch++) {
             int n;
             try {
-                n = readBatch(ep);
+                n = receive(ep);
+                if (open) {
+                    deliver(ep);
+                }
             } catch (RuntimeException e) {
                 break;
             }
@@ -687,11 +1049,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
     }
 
-    private void lost(WorkCompletions wc, int i) {
+    private void lost() {
         if (finReceived) {
             unsafe().close(voidPromise()); // after the peer's end of stream: its close, not a loss
         } else {
-            broken(new ConnectionLost(this + ": a receive completed with " + status(wc, i) + " before the peer's "
+            broken(new ConnectionLost(this + ": a receive completed with " + lostStatus + " before the peer's "
                     + "end of stream: the connection to the peer is lost (its process ended, its link went down, "
                     + "or it closed with no send credit left)"));
         }
@@ -784,6 +1146,19 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return promise;
     }
 
+    /**
+     * The peer sent what this transport never sends (a message of unknown kind, a rendezvous outside its region or
+     * larger than this side's receiving half, a release of more than is outstanding): the connection is closed.
+     */
+    public static final class ProtocolViolation extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        /** @param message what the peer sent, and what was expected */
+        public ProtocolViolation(String message) {
+            super(message);
+        }
+    }
+
     /** The connection to the peer is gone. */
     static final class ConnectionLost extends IOException {
         private static final long serialVersionUID = 1L;
@@ -871,7 +1246,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             }
             remote = ep.remoteAddress() != null ? ep.remoteAddress() : to;
             local = ep.localAddress();
-            attach(ep);
+            try {
+                attach(ep);
+            } catch (IllegalArgumentException e) {
+                ep.close();
+                promise.tryFailure(e);
+                close(voidPromise());
+                return;
+            }
             boolean promiseSet = promise.trySuccess();
             pipeline().fireChannelActive();
             if (!promiseSet) {
@@ -891,16 +1273,28 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     return 1;
                 }
                 int work = reapSends(ep);
+                if (releasesOwed > 0 && canSend(ep)) {
+                    sendReleases(ep);
+                    work++;
+                }
                 if (finPending && canSend(ep)) {
                     sendFin(ep);
                     work++;
                 }
-                if (writePending && canWrite(ep)) {
+                if (writePending && !regionWait && canWrite(ep)) {
                     work++;
                     super.flush0();
                 }
-                if (open && (readPending || inputShutdown || config.isAutoRead())) {
-                    work += readBatch(ep);
+                if (open) {
+                    work += receive(ep); // always: a release may come (the messages wait in the queue)
+                }
+                if (open && queueCount > 0) {
+                    if (readPending || inputShutdown || config.isAutoRead()) {
+                        work += deliver(ep);
+                    }
+                    if (open && queueCount > 0 && sinks != null) {
+                        startReads(ep);
+                    }
                 }
                 if (repostFailure != null && open) {
                     failed(ep, repostFailure);
@@ -923,10 +1317,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             if (ep == null || !open) {
                 return true; // not connected (the connect's result comes as a task), or closing off the loop
             }
-            if (ep.isClosed() || ep.completionChannel() == null) {
-                return false;
+            if (ep.isClosed() || ep.completionChannel() == null || releasesOwed > 0) {
+                return false; // a release waits for a credit, which raises no completion
             }
-            return !(writePending || finPending) || ep.inFlight() > 0;
+            // a write waiting for room in the region waits for the peer's release: a receive, which raises one
+            return !(writePending || finPending) || ep.inFlight() > 0 || regionWait && !finPending;
         }
 
         @Override
@@ -967,7 +1362,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 broken = true; // a send failed: no end of stream to send
                 return null;
             }
-            if (canSend(ep)) {
+            if (canSend(ep) && (staged == null || staged.held() == 0)) {
                 return null; // it goes at once, on the loop
             }
             closeWaitsForCredit = true;

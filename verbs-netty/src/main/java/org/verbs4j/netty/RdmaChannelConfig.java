@@ -5,7 +5,9 @@ import static io.netty.channel.ChannelOption.SO_KEEPALIVE;
 import static io.netty.channel.ChannelOption.TCP_NODELAY;
 import static org.verbs4j.netty.RdmaChannelOption.ENDPOINT_OPTIONS;
 import static org.verbs4j.netty.RdmaChannelOption.MESSAGE_SIZE;
+import static org.verbs4j.netty.RdmaChannelOption.RDMA_REGION_SIZE;
 import static org.verbs4j.netty.RdmaChannelOption.RECEIVE_DEPTH;
+import static org.verbs4j.netty.RdmaChannelOption.RENDEZVOUS_THRESHOLD;
 import static org.verbs4j.netty.RdmaChannelOption.REGISTERED_ALLOCATOR;
 import static org.verbs4j.netty.RdmaChannelOption.SEND_DEPTH;
 
@@ -26,11 +28,14 @@ import org.verbs4j.endpoint.EndpointOptions;
  * dead peer by its own retries, and a flush posts at once (there is no Nagle delay to turn off).
  */
 public final class RdmaChannelConfig extends DefaultChannelConfig {
+    /** {@link RdmaChannelOption#RENDEZVOUS_THRESHOLD}'s default. */
+    public static final int DEFAULT_RENDEZVOUS_THRESHOLD = 65536;
     private volatile EndpointOptions endpointOptions = EndpointOptions.defaults();
     private volatile boolean allowHalfClosure;
     private volatile boolean keepAlive;
     private volatile boolean noDelay = true;
     private volatile boolean registeredAllocator;
+    private volatile int rendezvousThreshold = DEFAULT_RENDEZVOUS_THRESHOLD;
     /** The registered allocator of a client or accepted channel; null for a server channel. */
     private final RdmaChannelAllocator slotAllocator;
 
@@ -42,7 +47,8 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ENDPOINT_OPTIONS, MESSAGE_SIZE, SEND_DEPTH, RECEIVE_DEPTH,
-                ALLOW_HALF_CLOSURE, SO_KEEPALIVE, TCP_NODELAY, REGISTERED_ALLOCATOR);
+                ALLOW_HALF_CLOSURE, SO_KEEPALIVE, TCP_NODELAY, REGISTERED_ALLOCATOR, RDMA_REGION_SIZE,
+                RENDEZVOUS_THRESHOLD);
     }
 
     @Override
@@ -59,6 +65,12 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
         }
         if (option == RECEIVE_DEPTH) {
             return (T) Integer.valueOf(endpointOptions.receiveDepth());
+        }
+        if (option == RDMA_REGION_SIZE) {
+            return (T) Integer.valueOf((int) Math.min(Integer.MAX_VALUE, endpointOptions.rdmaRegionSize()));
+        }
+        if (option == RENDEZVOUS_THRESHOLD) {
+            return (T) Integer.valueOf(rendezvousThreshold);
         }
         if (option == ALLOW_HALF_CLOSURE) {
             return (T) Boolean.valueOf(allowHalfClosure);
@@ -81,7 +93,11 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
         if (option == ENDPOINT_OPTIONS) {
             setEndpointOptions((EndpointOptions) value);
         } else if (option == MESSAGE_SIZE) {
-            endpointOptions = endpointOptions.copy().messageSize((Integer) value);
+            endpointOptions = endpointOptions.copy().messageSize(checkMessageSize((Integer) value));
+        } else if (option == RDMA_REGION_SIZE) {
+            endpointOptions = endpointOptions.copy().rdmaRegionSize((Integer) value);
+        } else if (option == RENDEZVOUS_THRESHOLD) {
+            setRendezvousThreshold((Integer) value);
         } else if (option == SEND_DEPTH) {
             endpointOptions = endpointOptions.copy().sendDepth((Integer) value);
         } else if (option == RECEIVE_DEPTH) {
@@ -112,7 +128,35 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
      * @return this configuration
      */
     public RdmaChannelConfig setEndpointOptions(EndpointOptions options) {
+        checkMessageSize(options.messageSize());
         this.endpointOptions = options.copy();
+        return this;
+    }
+
+    private static int checkMessageSize(int bytes) {
+        if (bytes < RdmaChannel.MIN_SLOT_BYTES) {
+            throw new IllegalArgumentException("message size " + bytes + ": an RdmaChannel needs at least "
+                    + RdmaChannel.MIN_SLOT_BYTES + " bytes per slot");
+        }
+        return bytes;
+    }
+
+    /** {@return the bytes from which a write larger than a slot goes by rendezvous} */
+    public int getRendezvousThreshold() {
+        return rendezvousThreshold;
+    }
+
+    /**
+     * Sets {@link RdmaChannelOption#RENDEZVOUS_THRESHOLD}.
+     *
+     * @param bytes at least 1; writes not larger than a slot go as sends whatever it is
+     * @return this configuration
+     */
+    public RdmaChannelConfig setRendezvousThreshold(int bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("rendezvous threshold " + bytes + ": at least 1 byte");
+        }
+        this.rendezvousThreshold = bytes;
         return this;
     }
 

@@ -24,12 +24,31 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      */
     public static final ChannelOption<EndpointOptions> ENDPOINT_OPTIONS = valueOf(RdmaChannelOption.class,
             "VERBS4J_ENDPOINT_OPTIONS");
-    /** Bytes of one send or receive slot ({@link EndpointOptions#messageSize}); larger writes go in several. */
+    /** Bytes of one send or receive slot ({@link EndpointOptions#messageSize}), at least 16; larger writes go in
+     * several (or by rendezvous, {@link #RENDEZVOUS_THRESHOLD}). A message's first byte is the transport's. */
     public static final ChannelOption<Integer> MESSAGE_SIZE = valueOf(RdmaChannelOption.class, "VERBS4J_MESSAGE_SIZE");
     /** Send slots: messages in flight at once ({@link EndpointOptions#sendDepth}). */
     public static final ChannelOption<Integer> SEND_DEPTH = valueOf(RdmaChannelOption.class, "VERBS4J_SEND_DEPTH");
     /** Receive slots: messages the peer may send before this side reads ({@link EndpointOptions#receiveDepth}). */
     public static final ChannelOption<Integer> RECEIVE_DEPTH = valueOf(RdmaChannelOption.class, "VERBS4J_RECEIVE_DEPTH");
+    /**
+     * Bytes of the endpoint's RDMA region ({@link EndpointOptions#rdmaRegionSize}), which large writes go through:
+     * its first half holds this side's outgoing rendezvous messages until the peer has read them, its second half
+     * receives the peer's. Rendezvous is on when both sides have a region. Default: 0 (off: every write goes as
+     * sends of at most a slot). The memory is registered (pinned) for the channel's life; set it on the server with
+     * {@code ServerBootstrap.option}, like the slots.
+     */
+    public static final ChannelOption<Integer> RDMA_REGION_SIZE = valueOf(RdmaChannelOption.class,
+            "VERBS4J_RDMA_REGION_SIZE");
+    /**
+     * A written buffer of at least these bytes, and larger than a slot, goes by rendezvous when both sides have an
+     * {@linkplain #RDMA_REGION_SIZE RDMA region}: it is copied once into this side's region, one message tells the
+     * peer where, and the peer reads it with one RDMA READ (instead of a send per slot). Buffers larger than half of
+     * either side's region go as sends. A per-channel option (on a server: {@code ServerBootstrap.childOption}).
+     * Default: 65536.
+     */
+    public static final ChannelOption<Integer> RENDEZVOUS_THRESHOLD = valueOf(RdmaChannelOption.class,
+            "VERBS4J_RENDEZVOUS_THRESHOLD");
     /**
      * With {@code true}, the channel's allocator ({@code channel.alloc()}, {@code ctx.alloc()}) hands out direct
      * buffers of at most a send slot's bytes in free send slots of the channel's endpoint, memory registered with

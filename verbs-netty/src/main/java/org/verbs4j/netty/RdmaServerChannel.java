@@ -159,6 +159,12 @@ public final class RdmaServerChannel extends AbstractServerChannel {
             ep.close();
             return;
         }
+        if (Math.min(ep.options().messageSize(), ep.peerMessageSize()) < RdmaChannel.MIN_SLOT_BYTES) {
+            LOG.warn("{}: a connection from {} closed: {}", this, ep.remoteAddress(),
+                    RdmaChannel.tooSmall(ep.options().messageSize(), ep.peerMessageSize()));
+            ep.close();
+            return;
+        }
         accepted.add(ep);
         if (readPending || config.isAutoRead()) {
             deliver();

@@ -16,11 +16,15 @@ import org.verbs4j.lab.TestPorts;
  */
 final class Loopback implements AutoCloseable {
     static final int MESSAGE_SIZE = 8192;
+    /** The data bytes of one message: a slot less the transport's header. */
+    static final int PAYLOAD = MESSAGE_SIZE - RdmaChannel.HEADER;
 
     final EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
     final EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
     final InetSocketAddress address;
     Channel server;
+    /** Both sides' RDMA region (rendezvous on when not 0). */
+    int regionSize;
 
     /** On the software device, 127.0.0.1. */
     Loopback() {
@@ -32,6 +36,12 @@ final class Loopback implements AutoCloseable {
         address = new InetSocketAddress(ip, nextPort());
     }
 
+    /** Both sides get an RDMA region of {@code bytes}: large writes go by rendezvous. */
+    Loopback region(int bytes) {
+        regionSize = bytes;
+        return this;
+    }
+
     static int nextPort() {
         return TestPorts.next();
     }
@@ -40,6 +50,7 @@ final class Loopback implements AutoCloseable {
     Loopback serve(ChannelHandler child, boolean halfClosure) throws InterruptedException {
         server = new ServerBootstrap().group(serverGroup).channel(RdmaServerChannel.class)
                 .option(RdmaChannelOption.MESSAGE_SIZE, MESSAGE_SIZE)
+                .option(RdmaChannelOption.RDMA_REGION_SIZE, regionSize)
                 .childOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, halfClosure)
                 .childHandler(child)
                 .bind(address).sync().channel();
@@ -49,6 +60,7 @@ final class Loopback implements AutoCloseable {
     Bootstrap client(ChannelHandler handler) {
         return new Bootstrap().group(clientGroup).channel(RdmaChannel.class)
                 .option(RdmaChannelOption.MESSAGE_SIZE, MESSAGE_SIZE)
+                .option(RdmaChannelOption.RDMA_REGION_SIZE, regionSize)
                 .handler(handler);
     }
 

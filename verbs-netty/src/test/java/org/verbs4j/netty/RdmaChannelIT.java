@@ -45,7 +45,8 @@ class RdmaChannelIT {
     }
 
     static Stream<Arguments> ipsAndSizes() {
-        return ips().flatMap(ip -> Stream.of(1, 1024, Loopback.MESSAGE_SIZE - 1, Loopback.MESSAGE_SIZE,
+        return ips().flatMap(ip -> Stream.of(1, 1024, Loopback.PAYLOAD - 1, Loopback.PAYLOAD,
+                Loopback.PAYLOAD + 1, Loopback.MESSAGE_SIZE,
                 Loopback.MESSAGE_SIZE + 1, 65536, 1 << 20, 4 << 20).map(n -> Arguments.of(ip, n)));
     }
 
@@ -62,6 +63,32 @@ class RdmaChannelIT {
             }
             ch.flush();
             assertArrayEquals(sent, c.done.get(90, TimeUnit.SECONDS));
+            ch.close().sync();
+        }
+    }
+
+    static Stream<Arguments> ipsAndLargeSizes() {
+        return ips().flatMap(ip -> Stream.of(65536, 1 << 20, 5 << 20).map(n -> Arguments.of(ip, n)));
+    }
+
+    /**
+     * With a 4 MiB RDMA region on both sides, writes of 64 KiB and more go by rendezvous (an RDMA READ by the
+     * receiver of the sender's region, in pieces of at most 2 MiB) both ways, every byte checked.
+     */
+    @ParameterizedTest(name = "{0}: {1} bytes")
+    @MethodSource("ipsAndLargeSizes")
+    void rendezvousEchoChecksEveryByte(String ip, int size) throws Exception {
+        int region = RendezvousTest.REGION;
+        RendezvousTest.EchoWatch echo = new RendezvousTest.EchoWatch();
+        try (Loopback lo = new Loopback(ip).region(region).serve(echo, false)) {
+            RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(size);
+            RdmaChannel ch = (RdmaChannel) lo.connect(c);
+            byte[] sent = RdmaChannelTest.random(size, size);
+            ch.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
+            assertArrayEquals(sent, c.done.get(90, TimeUnit.SECONDS));
+            assertNull(echo.failure.get());
+            int half = region / 2;
+            assertEquals(size / half + (size % half >= 65536 ? 1 : 0), ch.rendezvousWrites(), "rendezvous writes");
             ch.close().sync();
         }
     }

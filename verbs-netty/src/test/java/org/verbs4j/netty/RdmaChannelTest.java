@@ -93,7 +93,8 @@ class RdmaChannelTest {
     }
 
     @ParameterizedTest(name = "{0} bytes")
-    @ValueSource(ints = {1, 1024, Loopback.MESSAGE_SIZE - 1, Loopback.MESSAGE_SIZE, Loopback.MESSAGE_SIZE + 1, 65536,
+    @ValueSource(ints = {1, 1024, Loopback.PAYLOAD - 1, Loopback.PAYLOAD,
+                Loopback.PAYLOAD + 1, Loopback.MESSAGE_SIZE, Loopback.MESSAGE_SIZE + 1, 65536,
             1 << 20, 4 << 20})
     void echoChecksEveryByte(int size) throws Exception {
         try (Loopback lo = new Loopback().serve(new Echo(), false)) {
@@ -540,7 +541,7 @@ class RdmaChannelTest {
             ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
             int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
             for (int i = 0; i < depth; i++) {
-                ch.write(Unpooled.wrappedBuffer(random(Loopback.MESSAGE_SIZE, i))); // one slot each
+                ch.write(Unpooled.wrappedBuffer(random(Loopback.PAYLOAD, i))); // one slot each
             }
             ch.flush();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -556,7 +557,7 @@ class RdmaChannelTest {
             ctx.channel().config().setAutoRead(true);
             assertTrue(inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
             assertEquals(null, failure.get(), "the end of stream came, not a lost connection");
-            assertEquals((long) depth * Loopback.MESSAGE_SIZE, read.get(), "all the data before the end");
+            assertEquals((long) depth * Loopback.PAYLOAD, read.get(), "all the data before the end");
             assertTrue(closed.await(10, TimeUnit.SECONDS));
         }
     }
@@ -591,7 +592,7 @@ class RdmaChannelTest {
             for (RdmaChannel c : new RdmaChannel[] {ch, other}) {
                 int depth = c.eventLoop().submit(() -> c.endpoint().peerReceiveDepth()).get();
                 for (int i = 0; i < depth; i++) {
-                    c.write(Unpooled.wrappedBuffer(random(Loopback.MESSAGE_SIZE, i)));
+                    c.write(Unpooled.wrappedBuffer(random(Loopback.PAYLOAD, i)));
                 }
                 c.flush();
             }
