@@ -57,6 +57,9 @@ final class NettyPerfOptions {
     static final Option<Integer> RDMA_SPIN = Option.of(Option.NO_SHORT, "rdma-spin", "MICROS", Values.intIn(0, 10_000_000),
             (int) (RdmaIoHandler.DEFAULT_SPIN_NANOS / 1000),
             "how long RdmaIoHandler's loops poll without work before they sleep (RdmaIoHandler.newFactory)");
+    static final Option<Integer> RDMA_REGION = Option.of(Option.NO_SHORT, "rdma-region", "BYTES",
+            intSize(0, 1 << 30), 0, "netty-rdma: both sides' RDMA region (RdmaChannelOption.RDMA_REGION_SIZE): writes "
+                    + "of 64 KiB and more, and larger than a slot, go by rendezvous (an RDMA READ); 0: off");
     static final Option<Integer> MAX_ALLOC = Option.of(Option.NO_SHORT, "max-alloc", "BYTES", Values.intIn(0, 1 << 30),
             null, "alloc: exit 1 when a netty-rdma event loop allocates more than BYTES per message")
             .defaultText("no limit");
@@ -68,7 +71,7 @@ final class NettyPerfOptions {
             .synopsis("[options] HOST", "client: run the tests against the server at HOST")
             .synopsis("--local [options] [ADDRESS]", "server and client in one JVM")
             .operands(0, 1)
-            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, MAX_ALLOC, CSV)
+            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, RDMA_REGION, MAX_ALLOC, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
                     + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/netty.md#performance.");
@@ -87,6 +90,7 @@ final class NettyPerfOptions {
     int grpcSize;
     String allocator;
     long rdmaSpinNanos;
+    int rdmaRegion;
     /** {@code --max-alloc}, or null. */
     Integer maxAlloc;
     String csv;
@@ -105,6 +109,7 @@ final class NettyPerfOptions {
         o.csv = c.get(CSV);
         o.allocator = c.get(ALLOCATOR);
         o.rdmaSpinNanos = c.get(RDMA_SPIN) * 1000L;
+        o.rdmaRegion = c.get(RDMA_REGION);
         o.maxAlloc = c.get(MAX_ALLOC);
         String device = c.get(DEVICE);
         String operand = c.operands().isEmpty() ? null : c.operands().get(0);
@@ -178,6 +183,11 @@ final class NettyPerfOptions {
     /** The endpoints of both verbs4j transports: {@code -m}, {@code -t}. */
     EndpointOptions endpointOptions() {
         return EndpointOptions.defaults().messageSize(messageSize).sendDepth(depth).receiveDepth(depth);
+    }
+
+    /** netty-rdma's endpoints: {@link #endpointOptions} and {@code --rdma-region}. */
+    EndpointOptions nettyEndpointOptions() {
+        return endpointOptions().rdmaRegionSize(rdmaRegion);
     }
 
     private static ValueType<Integer> intSize(int min, int max) {

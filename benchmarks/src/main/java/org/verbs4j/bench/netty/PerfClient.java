@@ -51,7 +51,7 @@ final class PerfClient implements AutoCloseable {
         Bootstrap b = new Bootstrap().group(group(t)).channel(t.channel()).handler(handler)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyPerfOptions.WATER_MARK);
         if (t == Transport.NETTY_RDMA) {
-            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.endpointOptions());
+            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions());
         } else {
             b.option(ChannelOption.TCP_NODELAY, true);
         }
@@ -242,7 +242,7 @@ final class PerfClient implements AutoCloseable {
                 ? Transport.GRPC_RDMA_PORT : Transport.GRPC_NIO_PORT))
                 .channelType(t.channel()).eventLoopGroup(group(t)).usePlaintext().directExecutor();
         if (t == Transport.NETTY_RDMA) {
-            b.withOption(RdmaChannelOption.ENDPOINT_OPTIONS, o.endpointOptions());
+            b.withOption(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions());
         }
         ManagedChannel channel = b.build();
         try {

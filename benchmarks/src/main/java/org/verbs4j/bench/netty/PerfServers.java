@@ -72,7 +72,7 @@ final class PerfServers implements AutoCloseable {
                     }
                 });
         if (t == Transport.NETTY_RDMA) {
-            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.endpointOptions());
+            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions());
         } else {
             b.option(ChannelOption.SO_REUSEADDR, true).childOption(ChannelOption.TCP_NODELAY, true);
         }
@@ -89,7 +89,7 @@ final class PerfServers implements AutoCloseable {
                 .channelType(t.serverChannel()).bossEventLoopGroup(g).workerEventLoopGroup(g).directExecutor()
                 .addService(GrpcEcho.service());
         if (t == Transport.NETTY_RDMA) {
-            b.withOption(RdmaChannelOption.ENDPOINT_OPTIONS, o.endpointOptions());
+            b.withOption(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions());
         }
         try {
             return b.build().start();
