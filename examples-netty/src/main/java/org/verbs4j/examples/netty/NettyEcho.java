@@ -23,18 +23,20 @@ import org.verbs4j.netty.RdmaServerChannel;
 /**
  * Netty's echo over RDMA, with verbs4j's transport ({@code org.verbs4j.netty}): the server writes back what it
  * reads; the client sends {@code COUNT} messages of {@code SIZE} random bytes one after the other, checks each echo
- * byte for byte and prints the round-trip times.
+ * byte for byte and prints the round-trip times. With {@code -r BYTES} on both sides, each side's channel has an RDMA
+ * region of that many bytes and writes of 64 KiB and more go by rendezvous (one RDMA READ by the receiver).
  *
  * <pre>
- * netty-echo server [-p PORT] [ADDRESS]                 (default 127.0.0.1: the software iWARP device jsiw_lo)
- * netty-echo client [-p PORT] [-s SIZE] [-n COUNT] [ADDRESS]
+ * netty-echo server [-p PORT] [-r BYTES] [ADDRESS]      (default 127.0.0.1: the software iWARP device jsiw_lo)
+ * netty-echo client [-p PORT] [-r BYTES] [-s SIZE] [-n COUNT] [ADDRESS]
  * </pre>
  */
 public final class NettyEcho {
-    private static final String USAGE = "usage: netty-echo server [-p PORT] [ADDRESS]\n"
-            + "       netty-echo client [-p PORT] [-s SIZE] [-n COUNT] [ADDRESS]\n"
+    private static final String USAGE = "usage: netty-echo server [-p PORT] [-r BYTES] [ADDRESS]\n"
+            + "       netty-echo client [-p PORT] [-r BYTES] [-s SIZE] [-n COUNT] [ADDRESS]\n"
             + "ADDRESS: an IP address of an RDMA device's net device (default 127.0.0.1, the software device jsiw_lo);"
-            + " PORT 7480, SIZE 65536, COUNT 100";
+            + " PORT 7480, SIZE 65536, COUNT 100; -r: the RDMA region (K, M allowed; both sides; 0 default): writes"
+            + " of 64 KiB and more go by rendezvous";
 
     private NettyEcho() {
     }
@@ -52,6 +54,7 @@ public final class NettyEcho {
         int port = 7480;
         int size = 65536;
         int count = 100;
+        int region = 0;
         String address = "127.0.0.1";
         try {
             if (args.length == 0 || !(args[0].equals("server") || args[0].equals("client"))) {
@@ -62,6 +65,7 @@ public final class NettyEcho {
                     case "-p" -> port = Integer.parseInt(args[++i]);
                     case "-s" -> size = Integer.parseInt(args[++i]);
                     case "-n" -> count = Integer.parseInt(args[++i]);
+                    case "-r" -> region = bytes(args[++i]);
                     default -> {
                         if (args[i].startsWith("-") || i != args.length - 1) {
                             throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -73,6 +77,9 @@ public final class NettyEcho {
             if (size < 1 || count < 1) {
                 throw new IllegalArgumentException("SIZE and COUNT must be at least 1");
             }
+            if (region < 0) {
+                throw new IllegalArgumentException("-r BYTES must be 0 or more");
+            }
         } catch (RuntimeException e) {
             System.err.println("netty-echo: " + e.getMessage() + "\n" + USAGE);
             System.exit(2);
@@ -80,9 +87,9 @@ public final class NettyEcho {
         InetSocketAddress at = new InetSocketAddress(address, port);
         try {
             if (args[0].equals("server")) {
-                server(at);
+                server(at, region);
             } else {
-                client(at, size, count);
+                client(at, size, count, region);
             }
         } catch (Exception e) {
             System.err.println("netty-echo " + args[0] + ": " + e);
@@ -110,10 +117,21 @@ public final class NettyEcho {
         }
     }
 
-    static void server(InetSocketAddress at) throws InterruptedException {
+    /** {@return {@code text} as bytes: a number, with K or M for KiB or MiB} */
+    static int bytes(String text) {
+        String t = text.trim().toUpperCase(java.util.Locale.ROOT);
+        int shift = t.endsWith("K") ? 10 : t.endsWith("M") ? 20 : 0;
+        long n = Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(text + ": at most " + Integer.MAX_VALUE + " bytes");
+        }
+        return (int) n;
+    }
+
+    static void server(InetSocketAddress at, int region) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
-            Channel server = bind(group, at);
+            Channel server = bind(group, at, region);
             System.out.println("netty-echo server: listening on " + server.localAddress() + ", waiting for a connection");
             server.closeFuture().sync();
         } finally {
@@ -121,10 +139,14 @@ public final class NettyEcho {
         }
     }
 
-    /** The echo server's channel, bound to {@code at}: 16 KiB slots, an {@link EchoHandler} per connection. */
-    static Channel bind(EventLoopGroup group, InetSocketAddress at) throws InterruptedException {
+    /**
+     * The echo server's channel, bound to {@code at}: 16 KiB slots, an RDMA region of {@code region} bytes per
+     * connection (0: none), an {@link EchoHandler} per connection.
+     */
+    static Channel bind(EventLoopGroup group, InetSocketAddress at, int region) throws InterruptedException {
         return new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
                 .option(RdmaChannelOption.MESSAGE_SIZE, 16384)
+                .option(RdmaChannelOption.RDMA_REGION_SIZE, region)
                 .childHandler(new EchoHandler())
                 .bind(at).sync().channel();
     }
@@ -159,15 +181,17 @@ public final class NettyEcho {
         }
     }
 
-    static void client(InetSocketAddress at, int size, int count) throws Exception {
+    static void client(InetSocketAddress at, int size, int count, int region) throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
             Client handler = new Client(size);
             Channel ch = new Bootstrap().group(group).channel(RdmaChannel.class)
                     .option(RdmaChannelOption.MESSAGE_SIZE, 16384)
+                    .option(RdmaChannelOption.RDMA_REGION_SIZE, region)
                     .handler(handler)
                     .connect(at).sync().channel();
-            System.out.println("netty-echo client: connected to " + ch.remoteAddress() + " over RDMA");
+            System.out.println("netty-echo client: connected to " + ch.remoteAddress() + " over RDMA" + (region == 0 ? ""
+                    : ", an RDMA region of " + region + " bytes: writes of 64 KiB and more by rendezvous"));
             Random random = new Random(size);
             long[] rtt = new long[count];
             for (int i = 0; i < count; i++) {

@@ -18,9 +18,24 @@ class NettyEchoTest {
         InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
-            Channel server = NettyEcho.bind(group, at);
-            NettyEcho.client(at, 100_000, 5);   // throws when an echo differs
-            NettyEcho.client(at, 1, 50);
+            Channel server = NettyEcho.bind(group, at, 0);
+            NettyEcho.client(at, 100_000, 5, 0);   // throws when an echo differs
+            NettyEcho.client(at, 1, 50, 0);
+            server.close().sync();
+        } finally {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** With an RDMA region on both sides: 1 MiB echoes go by rendezvous, small ones as sends, all checked. */
+    @Test
+    void echoesByRendezvousAreChecked() throws Exception {
+        InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        try {
+            Channel server = NettyEcho.bind(group, at, NettyEcho.bytes("4M"));
+            NettyEcho.client(at, 1 << 20, 5, 4 << 20);
+            NettyEcho.client(at, 100, 20, 4 << 20);
             server.close().sync();
         } finally {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);

@@ -72,16 +72,18 @@ class NettyExamplesIT {
         if (inJvm()) {
             EventLoopGroup servers = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
             try {
-                NettyEcho.bind(servers, new InetSocketAddress(ip, 21480));
-                NettyEcho.client(new InetSocketAddress(ip, 21480), 100000, 20);   // throws when an echo differs
+                NettyEcho.bind(servers, new InetSocketAddress(ip, 21480), 4 << 20);
+                NettyEcho.client(new InetSocketAddress(ip, 21480), 100000, 20, 0);   // throws when an echo differs
+                NettyEcho.client(new InetSocketAddress(ip, 21480), 1 << 20, 3, 4 << 20); // by rendezvous
             } finally {
                 servers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
             }
             return;
         }
-        String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "21480", ip);
+        String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "21480", "-r", "4M", ip);
         assertTrue(out.contains("netty-echo client: 20 echoes of 100000 bytes, every byte checked; round trip min"),
                 out);
+        assertTrue(out.contains("an RDMA region of 4194304 bytes: writes of 64 KiB and more by rendezvous"), out);
     }
 
     /** In the lab (the RoCE device is there): the examples' code in this JVM, not their launchers. */
