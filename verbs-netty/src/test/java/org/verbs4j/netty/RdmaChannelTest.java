@@ -37,7 +37,7 @@ class RdmaChannelTest {
 
     /** Writes back what it reads; flushes once per read batch. */
     @ChannelHandler.Sharable
-    static final class Echo extends ChannelInboundHandlerAdapter {
+    static class Echo extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ctx.write(msg);

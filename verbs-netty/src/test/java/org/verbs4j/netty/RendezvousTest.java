@@ -62,14 +62,7 @@ class RendezvousTest {
             lo.regionSize = 0; // the server has none
             lo.serve(new RdmaChannelTest.Echo(), false);
             lo.regionSize = REGION;
-            int size = 1 << 20;
-            RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(size);
-            RdmaChannel ch = (RdmaChannel) lo.connect(c);
-            byte[] sent = RdmaChannelTest.random(size, 7);
-            ch.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
-            assertArrayEquals(sent, c.done.get(60, TimeUnit.SECONDS));
-            assertEquals(0, ch.rendezvousWrites());
-            ch.close().sync();
+            assertEquals(0, echoOnce(lo, 1 << 20, 7), "rendezvous writes");
         }
     }
 
@@ -215,7 +208,7 @@ class RendezvousTest {
     void malformedControlMessagesCloseOnlyThatConnection() throws Exception {
         AtomicReference<Throwable> seen = new AtomicReference<>();
         CountDownLatch[] closed = {new CountDownLatch(1)};
-        ChannelInboundHandlerAdapter serverSide = new Sharable() {
+        ChannelInboundHandlerAdapter serverSide = new EchoWatch() {
             @Override
             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
                 seen.set(cause);
@@ -253,35 +246,27 @@ class RendezvousTest {
                     }
                 }
             }
-            // a good channel still gets its echo, by rendezvous
-            int size = 1 << 20;
-            RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(size);
-            RdmaChannel ch = (RdmaChannel) lo.connect(c);
-            byte[] sent = RdmaChannelTest.random(size, 5);
-            ch.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
-            assertArrayEquals(sent, c.done.get(60, TimeUnit.SECONDS));
-            assertEquals(1, ch.rendezvousWrites());
-            ch.close().sync();
+            assertEquals(1, echoOnce(lo, 1 << 20, 5), "a good channel's echo, by rendezvous");
         }
     }
 
-    /** An echo the server's every accepted channel shares. */
-    @io.netty.channel.ChannelHandler.Sharable
-    static class Sharable extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
+    /**
+     * A client of {@code lo} echoes {@code size} random bytes once, every byte checked.
+     * @return the client's rendezvous writes
+     */
+    static long echoOnce(Loopback lo, int size, long seed) throws Exception {
+        RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(size);
+        RdmaChannel ch = (RdmaChannel) lo.connect(c);
+        byte[] sent = RdmaChannelTest.random(size, seed);
+        ch.writeAndFlush(Unpooled.wrappedBuffer(sent)).sync();
+        assertArrayEquals(sent, c.done.get(60, TimeUnit.SECONDS));
+        long n = ch.rendezvousWrites();
+        ch.close().sync();
+        return n;
     }
 
     /** An echo that keeps the exceptions its channels saw. */
-    @io.netty.channel.ChannelHandler.Sharable
-    static final class EchoWatch extends Sharable {
+    static class EchoWatch extends RdmaChannelTest.Echo {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
 
         @Override
