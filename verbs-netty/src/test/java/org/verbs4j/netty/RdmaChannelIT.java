@@ -93,6 +93,13 @@ class RdmaChannelIT {
         }
     }
 
+    /** Either side closes while rendezvous writes, reads and releases are in flight both ways: 10 rounds a device. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ips")
+    void closesInTheMiddleOfRendezvousEndCleanly(String ip) throws Exception {
+        RendezvousTest.closeRaces(new Loopback(ip), 10);
+    }
+
     /**
      * Both channels know both ends' addresses, read from the connection's rdma_cm id: on rxe0 and siw0 from
      * librdmacm's {@code struct rdma_cm_id} (its route's source and destination), on jsiw_lo from the TCP socket.

@@ -251,6 +251,47 @@ class RendezvousTest {
     }
 
     /**
+     * Closes at the worst moments, 40 times: either side closes (from a thread of the test, not the loop) while
+     * rendezvous writes, reads and releases are in flight both ways. The channels end (no hang), the JVM lives, and
+     * the server then echoes a good channel as before.
+     */
+    @Test
+    void closesInTheMiddleOfRendezvousEndCleanly() throws Exception {
+        closeRaces(new Loopback(), 40);
+    }
+
+    /** {@link #closesInTheMiddleOfRendezvousEndCleanly} on {@code lo} (not yet serving), {@code rounds} times. */
+    static void closeRaces(Loopback lo, int rounds) throws Exception {
+        AtomicReference<CompletableFuture<Channel>> accepted = new AtomicReference<>();
+        EchoWatch serverSide = new EchoWatch() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                accepted.get().complete(ctx.channel());
+            }
+        };
+        Random r = new Random(3);
+        byte[] payload = RdmaChannelTest.random(600_000, 4);
+        try (lo) {
+            lo.region(REGION).serve(serverSide, false);
+            for (int round = 0; round < rounds; round++) {
+                accepted.set(new CompletableFuture<>());
+                Channel ch = lo.connect(new RdmaChannelTest.Echo()); // echoes the echo: traffic both ways
+                Channel child = accepted.get().get(10, TimeUnit.SECONDS);
+                for (int i = 0; i < 4; i++) {
+                    ch.write(Unpooled.wrappedBuffer(payload));
+                }
+                ch.flush();
+                Thread.sleep(r.nextInt(30));
+                Channel closing = r.nextBoolean() ? ch : child;
+                closing.close();
+                assertTrue(ch.closeFuture().await(40, TimeUnit.SECONDS), "round " + round + ": the client did not close");
+                assertTrue(child.closeFuture().await(40, TimeUnit.SECONDS), "round " + round + ": the child did not close");
+            }
+            assertEquals(1, echoOnce(lo, 1 << 20, 8), "a good channel afterwards, by rendezvous");
+        }
+    }
+
+    /**
      * A client of {@code lo} echoes {@code size} random bytes once, every byte checked.
      * @return the client's rendezvous writes
      */
