@@ -34,7 +34,7 @@ import org.verbs4j.api.cm.ConnectionManager;
  * <p>Iteration runs: as verbs4j-perf's {@code --warmup} runs them, up to {@link #MAX_RUNS} runs, each followed by a
  * wait for the compiler, then one more short run (a long loop is compiled on-stack within its first run, the
  * method itself only once it is entered again); at most {@link #ITERS} iterations per side, fewer where the
- * loop is slow: the runs after the second start within {@link #BUDGET_NANOS} ({@link Plan}). {@code -D}: the duration loop for
+ * loop is slow: the runs after the second start within {@link #BUDGET_NANOS} of the first run's end ({@link Plan}). {@code -D}: the duration loop for
  * {@link #DURATION_SECONDS} s. With {@code -a}: the first size (the JIT counts iterations, not bytes). Where the
  * device cannot make the pair (iWARP without {@code -R}, no local address on the device, a device that refuses a
  * loopback connection), or it takes longer than {@link #LIMIT_SECONDS}, the run goes on cold and says why. Where
@@ -54,7 +54,10 @@ final class LocalWarmUp {
     static final int LAST_RUN_ITERS = 100;
     /** The most iterations in all, per side. */
     static final int ITERS = PROBE_ITERS + (MAX_RUNS - 1) * RUN_ITERS + LAST_RUN_ITERS;
-    /** No run after the second starts later than this after the warm-up began. */
+    /**
+     * No run after the second starts later than this after the first run ended (the pair's set-up, seconds in a cold
+     * JVM under emulation, does not count: the budget paces the loop).
+     */
     static final long BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(1_500);
     /** {@code -D}: the duration loop runs this long. */
     static final int DURATION_SECONDS = 1;
@@ -69,7 +72,8 @@ final class LocalWarmUp {
     /**
      * The iterations of each warm-up run, the same for both loopback sides (two threads of this process): the
      * side that asks first for run {@code r} decides, from how long its last run took, so that the runs after
-     * the second start within {@link #BUDGET_NANOS}; the other side gets the same answer. 0: no more runs.
+     * the second start within {@link #BUDGET_NANOS} of the first run's end; the other side gets the same answer. 0: no
+     * more runs.
      */
     static final class Plan {
         private final long start;
@@ -77,6 +81,8 @@ final class LocalWarmUp {
         private final long cutNanos;
         private final List<Long> runs = new ArrayList<>();
         private boolean cut;
+        /** When the first side asked for run 1 (its first run ended): the budget counts from there. */
+        private long budgetStart;
 
         Plan(long start, long budgetNanos) {
             this(start, budgetNanos, TimeUnit.SECONDS.toNanos(CUT_SECONDS));
@@ -94,7 +100,11 @@ final class LocalWarmUp {
                 return runs.get(r);
             }
             long n;
-            long remaining = budgetNanos - (System.nanoTime() - start);
+            long now = System.nanoTime();
+            if (r == 1) {
+                budgetStart = now;
+            }
+            long remaining = budgetNanos - (now - budgetStart);
             if (r == 0) {
                 n = PROBE_ITERS;
             } else if (r >= MAX_RUNS || runs.get(r - 1) == 0 || remaining <= 0 && r >= 2) {

@@ -254,6 +254,12 @@ class PerfOptionsTest {
         assertEquals(0, slow.iterations(3, 100, 1));
         assertEquals(2, slow.count());
 
+        // the pair's set-up took 5 s (a cold JVM under emulation): the budget counts from the first run's end
+        LocalWarmUp.Plan slowSetUp = new LocalWarmUp.Plan(System.nanoTime() - 5_000_000_000L, 1_500_000_000L);
+        slowSetUp.iterations(0, 0, 0);
+        assertEquals(LocalWarmUp.RUN_ITERS, slowSetUp.iterations(1, 200, 1_000_000),
+                "a fast loop after a slow set-up: full runs");
+
         // 200 iterations in 0.1 s with 2 s left over 4 runs: 1,000 per run
         LocalWarmUp.Plan paced = new LocalWarmUp.Plan(System.nanoTime(), 2_000_000_000L);
         paced.iterations(0, 0, 0);
