@@ -275,8 +275,13 @@ class CmConnectionManagerIT {
         ConnectionManager cm = Rdma.connectionManager();
         try {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, at(dev, 7690 + dev));
+            // a thread started a moment ago may not have set its kernel name yet: look again for a while
             List<java.nio.file.Path> threads = eventThreads();
-            assertTrue(!threads.isEmpty(), "no verbs4j-rdma-cm thread in /proc/self/task");
+            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    threads.isEmpty() && System.nanoTime() < deadline; threads = eventThreads()) {
+                Thread.sleep(10);
+            }
+            assertTrue(!threads.isEmpty(), "no verbs4j-rdma-cm thread in /proc/self/task after 5 s");
             Thread.sleep(300);
             long before = switches(threads);
             Thread.sleep(2000);
