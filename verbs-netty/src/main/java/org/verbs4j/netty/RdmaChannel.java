@@ -773,10 +773,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             }
             ByteBuffer m = ep.message(recvWc, i);
             if (staged != null && m.remaining() == RELEASED_BYTES && m.get(m.position()) == RELEASED) {
-                int count = getInt(m, m.position() + HEADER);
-                for (int k = 0; k < count && staged.held() > 0; k++) {
-                    staged.free();
-                }
+                release(Math.min(getInt(m, m.position() + HEADER), staged.held()));
             }
             ep.repostReceive((int) recvWc.wrId(i));
         }
@@ -837,10 +834,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                             : staged.held()) + " outstanding");
                     return n;
                 }
-                for (int k = 0; k < count; k++) {
-                    staged.free();
-                }
-                regionWait = false;
+                release(count);
                 repost(ep, slot);
             } else {
                 violation("a " + length + "-byte message of kind " + kind);
@@ -848,6 +842,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             }
         }
         return n;
+    }
+
+    /** The peer has read this side's {@code count} oldest rendezvous messages: their room is free again. */
+    private void release(int count) {
+        for (int k = 0; k < count; k++) {
+            staged.free();
+        }
+        regionWait = false;
     }
 
     private void enqueue(byte kind, int slot, int length, long remote) {
