@@ -68,8 +68,8 @@ public final class RdmaIoHandler implements IoHandler {
     private volatile CompletionWaitSet waitSet;
     /** Set by the loop's thread from just before its last look for tasks until it woke: a wakeup must wake the set. */
     private volatile boolean sleeping;
-    /** Turns of the loop and sleeps on the wait set so far: the loop's thread's, read by the tests through a task. */
-    private long turns;
+    /** Naps (parks of at most maxParkNanos) and sleeps on the wait set so far: the loop's thread's, read by the tests. */
+    private long naps;
     private long sleeps;
 
     RdmaIoHandler(long spinNanos, long maxParkNanos) {
@@ -114,7 +114,6 @@ public final class RdmaIoHandler implements IoHandler {
         if (thread == null) {
             thread = Thread.currentThread();
         }
-        turns++;
         if (changed) {
             changed = false;
             for (Registration r : registrations) {
@@ -150,6 +149,7 @@ public final class RdmaIoHandler implements IoHandler {
         // naps first, for about maxParkNanos after the spin, then sleeps: a connection whose messages come less
         // than that apart is looked at after a nap, cheaper than a sleep and a wake-up per message
         if (sleep == CANNOT_SLEEP || (sleep == SLEEP_ON_SET && now - idleSince < spinNanos + maxParkNanos)) {
+            naps++;
             LockSupport.parkNanos(this, Math.min(parkNanos, context.delayNanos(System.nanoTime())));
             parkNanos = Math.min(maxParkNanos, parkNanos * 2);
             return 0;
@@ -289,9 +289,9 @@ public final class RdmaIoHandler implements IoHandler {
         return sleeps;
     }
 
-    /** {@return how many turns the loop made so far} For the tests, on the loop's thread. */
-    long turns() {
-        return turns;
+    /** {@return how many naps the loop took so far} For the tests, on the loop's thread. */
+    long naps() {
+        return naps;
     }
 
     @Override
