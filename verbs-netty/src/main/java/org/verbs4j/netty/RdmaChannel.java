@@ -87,7 +87,9 @@ import org.verbs4j.endpoint.RdmaEndpoint;
  * least {@link RdmaChannelOption#RENDEZVOUS_THRESHOLD} bytes and larger than a slot is copied into the first half of
  * this side's RDMA region and announced in one message; the peer reads it with one RDMA READ into the second half of
  * its region, delivers it in order with the messages around it, and releases its place in a message back. A write
- * larger than half a region goes in pieces; a full half holds further writes back in the outbound buffer.
+ * larger than half a region goes in pieces; a full half holds further writes back in the outbound buffer. With the
+ * registered allocator as well, half of that first half is lent to large direct buffers ({@link RegionByteBuf}): such
+ * a buffer, written to this channel, is announced where it is, not copied.
  *
  * <p><b>On the wire.</b> A message's first byte is its kind: data (the rest of the message), a rendezvous (the
  * sender's region offset, 8 bytes, and the length, 4 bytes, big-endian) or a release (a count, 4 bytes); the empty
@@ -170,10 +172,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * region; the peer reads it (RDMA READ) into its own region and releases it. The region's first half stages this
      * side's messages, its second half receives the peer's. Null when either side has no region.
      */
-    private RegionRing staged;
+    private RendezvousStaging staged;
     private RegionRing sinks;
     private long sinkBase;
-    /** The largest message that goes by rendezvous (this side's staging half, the peer's receiving half). */
+    /** The largest copied piece that goes by rendezvous (this side's room for copies, the peer's receiving half). */
     private long rendezvousMax;
     /** Netty's view of this side's RDMA region, made once. */
     private ByteBuf region;
@@ -197,8 +199,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private int queueCount;
     /** A receive failed: a {@link #LOST} is queued, what completes after it is ignored. */
     private boolean lostQueued;
-    /** Rendezvous writes posted, and bytes they carried: read by the tests. */
+    /** Rendezvous writes posted, and those of them announced from a lent region buffer as is: read by the tests. */
     private long rendezvousWrites;
+    private long zeroCopyRendezvous;
     /** Who holds each send slot: free, the transport's, or lent to a buffer of the registered allocator. */
     private SendSlotPool slotPool;
     /** Bytes copied into send slots, and sends posted from a lent slot as is: read by the tests, on the loop. */
@@ -258,10 +261,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         long peer = ep.remoteRegion().length();
         if (own >= 2 && peer >= 2) {
             long half = own / 2;
-            this.staged = new RegionRing(half, MAX_STAGED);
+            long peerHalf = peer - peer / 2;
+            this.staged = new RendezvousStaging(ep.rdmaRegion(), half, MAX_STAGED, config.isRegisteredAllocator(),
+                    Math.min(peerHalf, Integer.MAX_VALUE));
             this.sinkBase = half;
             this.sinks = new RegionRing(own - half, o.receiveDepth());
-            this.rendezvousMax = Math.min(Math.min(half, peer - peer / 2), Integer.MAX_VALUE);
+            this.rendezvousMax = Math.min(Math.min(staged.copyCapacity(), peerHalf), Integer.MAX_VALUE);
             this.region = Unpooled.wrappedBuffer(ep.rdmaRegion());
             this.maxReads = Math.max(1, Math.min(o.rdAtomic(), sendDepth));
         }
@@ -271,7 +276,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         this.queueRemote = new long[cells];
         this.queueKind = new byte[cells];
         this.queueRead = new byte[cells];
-        config.slotAllocator().attach(slotPool);
+        config.slotAllocator().attach(slotPool, staged == null ? null : staged.lending());
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
         this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
         this.receiveSlots = new ByteBuf[o.receiveDepth()];
@@ -338,6 +343,22 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** {@return the writes that went by rendezvous (the peer read them from this side's region), so far} */
     long rendezvousWrites() {
         return onLoop(() -> rendezvousWrites);
+    }
+
+    /** {@return the bytes of the region's lent part free now, or -1 when the channel lends none} */
+    long freeLentBytes() {
+        return onLoop(() -> staged == null || staged.lending() == null ? -1L
+                : (long) staged.lending().freeBlocks() * staged.lending().blockBytes());
+    }
+
+    /** {@return the bytes of the region's lent part, or -1 when the channel lends none} */
+    long lentBytes() {
+        return onLoop(() -> staged == null || staged.lending() == null ? -1L : staged.lending().capacity());
+    }
+
+    /** {@return the rendezvous writes announced from a lent region buffer as it was (no copy), so far} */
+    long zeroCopyRendezvous() {
+        return onLoop(() -> zeroCopyRendezvous);
     }
 
     /** {@return the sends posted from a registered allocator's buffer as is, without a copy, so far} */
@@ -413,6 +434,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         RdmaEndpoint ep = endpoint;
         if (slotPool != null) {
             slotPool.close(); // nothing more is lent; buffers still out keep their (plain Java) memory
+        }
+        if (staged != null) {
+            staged.close(); // the same for the region's lent blocks
         }
         if (ep != null && !ep.isClosed()) {
             if (releasesOwed > 0 && !broken) {
@@ -508,23 +532,43 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     in.remove(); // released: the slot stays out of the pool until the send completes
                     continue;
                 }
+                long lentAt = lentRegion(head, size);
+                if (lentAt >= 0) {
+                    if (staged.full()) {
+                        regionWait = true; // the peer has not released enough yet: its release wakes the loop
+                        break;
+                    }
+                    int slot = pool.take();
+                    if (slot < 0) {
+                        break;
+                    }
+                    RegionByteBuf big = (RegionByteBuf) head;
+                    if (big.announcing()) {
+                        staged.announceLent(big);
+                        putRendezvous(ep.sendSlot(slot), lentAt + head.readerIndex(), size);
+                        slots[filled] = slot;
+                        lengths[filled++] = RENDEZVOUS_BYTES;
+                        rendezvousWrites++;
+                        zeroCopyRendezvous++;
+                        in.remove(); // released: its blocks stay lent until the peer releases the rendezvous
+                        continue;
+                    }
+                    pool.untake(slot); // announced already (written twice), or closing: copied like any buffer
+                }
                 int piece = rendezvousPiece(size);
                 if (piece > 0) {
-                    long at = staged.allocate(piece);
+                    long at = staged.stageCopy(piece);
                     if (at < 0) {
                         regionWait = true; // the peer has not released enough yet: its release wakes the loop
                         break;
                     }
                     int slot = pool.take();
                     if (slot < 0) {
-                        staged.dropNewest();
+                        staged.dropNewestCopy();
                         break;
                     }
                     head.getBytes(head.readerIndex(), region, (int) at, piece);
-                    ByteBuffer dst = ep.sendSlot(slot);
-                    dst.put(0, RENDEZVOUS);
-                    putLong(dst, HEADER, at);
-                    putInt(dst, HEADER + 8, piece);
+                    putRendezvous(ep.sendSlot(slot), at, piece);
                     slots[filled] = slot;
                     lengths[filled++] = RENDEZVOUS_BYTES;
                     rendezvousWrites++;
@@ -589,6 +633,25 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             return 0;
         }
         return (int) Math.min(size, rendezvousMax);
+    }
+
+    /**
+     * {@return the region offset of {@code buf}'s memory when it is announced as it is: a buffer lent by this
+     * channel's registered allocator, still in its blocks, of rendezvous size; else -1}
+     */
+    private long lentRegion(ByteBuf buf, int size) {
+        if (!(buf instanceof RegionByteBuf) || staged == null || staged.lending() == null || size <= payloadBytes
+                || size < config.getRendezvousThreshold() || size > staged.lending().largest()) {
+            return -1;
+        }
+        return ((RegionByteBuf) buf).regionOffset(staged.lending());
+    }
+
+    /** Writes a rendezvous announcement into a send slot: {@code length} bytes at {@code at} of this side's region. */
+    private static void putRendezvous(ByteBuffer dst, long at, int length) {
+        dst.put(0, RENDEZVOUS);
+        putLong(dst, HEADER, at);
+        putInt(dst, HEADER + 8, length);
     }
 
     static void putLong(ByteBuffer b, int at, long v) {
@@ -846,9 +909,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     /** The peer has read this side's {@code count} oldest rendezvous messages: their room is free again. */
     private void release(int count) {
-        for (int k = 0; k < count; k++) {
-            staged.free();
-        }
+        staged.release(count);
         regionWait = false;
     }
 

@@ -7,10 +7,12 @@ import io.netty.buffer.ByteBufAllocator;
 /**
  * The allocator of an {@link RdmaChannel} with {@link RdmaChannelOption#REGISTERED_ALLOCATOR}: a direct buffer of at
  * most a send slot's bytes is a free send slot of the channel's endpoint (memory registered with its protection
- * domain), so writing it to the channel posts it without a copy. Everything else comes from the channel's
- * {@code ALLOCATOR} (Netty's default unless set): heap buffers, larger buffers, buffers asked for before the channel
+ * domain), so writing it to the channel posts it without a copy. With an RDMA region on both sides, a direct buffer
+ * of at least the rendezvous threshold (and larger than a slot) is blocks of the region's lent part
+ * ({@link RegionByteBuf}), announced to the peer without a copy. Everything else comes from the channel's
+ * {@code ALLOCATOR} (Netty's default unless set): heap buffers, other sizes, buffers asked for before the channel
  * is connected or after it closed, and any buffer once the free slots are down to the reserve the transport keeps
- * for its own copies.
+ * for its own copies (or the lent part has no room).
  *
  * <p>The transport's reads never take a slot: a received message is copied into a buffer of the channel's
  * {@code ALLOCATOR}. Slot buffers are not tracked by Netty's leak detector; one never released keeps its slot, which
@@ -19,14 +21,19 @@ import io.netty.buffer.ByteBufAllocator;
 final class RdmaChannelAllocator extends AbstractByteBufAllocator {
     private final RdmaChannelConfig config;
     private volatile SendSlotPool pool;
+    private volatile RegionBlocks lending;
 
     RdmaChannelAllocator(RdmaChannelConfig config) {
         super(true);
         this.config = config;
     }
 
-    /** The channel's endpoint is connected: its send slots may be lent from now on. */
-    void attach(SendSlotPool slots) {
+    /**
+     * The channel's endpoint is connected: its send slots may be lent from now on, and the lent part of its RDMA
+     * region's staging half ({@code region}, null when there is none).
+     */
+    void attach(SendSlotPool slots, RegionBlocks region) {
+        this.lending = region;
         this.pool = slots;
     }
 
@@ -47,6 +54,14 @@ final class RdmaChannelAllocator extends AbstractByteBufAllocator {
             int slot = p.lend();
             if (slot >= 0) {
                 return new SendSlotByteBuf(this, p, slot, maxCapacity);
+            }
+        }
+        RegionBlocks r = lending;
+        if (p != null && r != null && initialCapacity > p.slotBytes()
+                && initialCapacity >= config.getRendezvousThreshold() && initialCapacity <= r.largest()) {
+            long at = r.allocate(initialCapacity);
+            if (at >= 0) {
+                return new RegionByteBuf(this, r, at, initialCapacity, maxCapacity);
             }
         }
         return fallback().directBuffer(initialCapacity, maxCapacity);

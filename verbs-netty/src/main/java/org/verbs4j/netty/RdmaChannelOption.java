@@ -43,9 +43,10 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
     /**
      * A written buffer of at least these bytes, and larger than a slot, goes by rendezvous when both sides have an
      * {@linkplain #RDMA_REGION_SIZE RDMA region}: it is copied once into this side's region, one message tells the
-     * peer where, and the peer reads it with one RDMA READ (instead of a send per slot). Buffers larger than half of
-     * either side's region go as sends. A per-channel option (on a server: {@code ServerBootstrap.childOption}).
-     * Default: 65536.
+     * peer where, and the peer reads it with one RDMA READ (instead of a send per slot). Buffers larger than half a
+     * region go in pieces. With {@link #REGISTERED_ALLOCATOR}, a direct buffer asked of the channel's allocator with at
+     * least this capacity lives in the region and is not copied. A per-channel option (on a server:
+     * {@code ServerBootstrap.childOption}). Default: 65536.
      */
     public static final ChannelOption<Integer> RENDEZVOUS_THRESHOLD = valueOf(RdmaChannelOption.class,
             "VERBS4J_RENDEZVOUS_THRESHOLD");
@@ -54,8 +55,10 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * buffers of at most a send slot's bytes in free send slots of the channel's endpoint, memory registered with
      * the device: a write of such a buffer, whole, is posted from the slot without a copy. Larger buffers, heap
      * buffers, and buffers asked for while no slot is free come from the channel's {@code ALLOCATOR} and are copied
-     * as before. A per-channel option: on a server, set it with {@code ServerBootstrap.childOption}. Default:
-     * {@code false}.
+     * as before. With an {@linkplain #RDMA_REGION_SIZE RDMA region} on both sides, a direct buffer of at least
+     * {@link #RENDEZVOUS_THRESHOLD} bytes lives in the region's staging half (half of it is lent so) and goes by
+     * rendezvous without a copy. A per-channel option, read when the channel connects: on a server, set it with
+     * {@code ServerBootstrap.childOption}. Default: {@code false}.
      */
     public static final ChannelOption<Boolean> REGISTERED_ALLOCATOR = valueOf(RdmaChannelOption.class,
             "VERBS4J_REGISTERED_ALLOCATOR");
