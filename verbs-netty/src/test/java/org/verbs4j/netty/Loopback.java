@@ -25,6 +25,8 @@ final class Loopback implements AutoCloseable {
     Channel server;
     /** Both sides' RDMA region (rendezvous on when not 0). */
     int regionSize;
+    /** Both sides' REGISTERED_ALLOCATOR. */
+    boolean registered;
 
     /** On the software device, 127.0.0.1. */
     Loopback() {
@@ -42,6 +44,12 @@ final class Loopback implements AutoCloseable {
         return this;
     }
 
+    /** Both sides (the client, the server's accepted channels) get the registered allocator. */
+    Loopback registered() {
+        registered = true;
+        return this;
+    }
+
     static int nextPort() {
         return TestPorts.next();
     }
@@ -52,6 +60,7 @@ final class Loopback implements AutoCloseable {
                 .option(RdmaChannelOption.MESSAGE_SIZE, MESSAGE_SIZE)
                 .option(RdmaChannelOption.RDMA_REGION_SIZE, regionSize)
                 .childOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, halfClosure)
+                .childOption(RdmaChannelOption.REGISTERED_ALLOCATOR, registered)
                 .childHandler(child)
                 .bind(address).sync().channel();
         return this;
@@ -61,6 +70,7 @@ final class Loopback implements AutoCloseable {
         return new Bootstrap().group(clientGroup).channel(RdmaChannel.class)
                 .option(RdmaChannelOption.MESSAGE_SIZE, MESSAGE_SIZE)
                 .option(RdmaChannelOption.RDMA_REGION_SIZE, regionSize)
+                .option(RdmaChannelOption.REGISTERED_ALLOCATOR, registered)
                 .handler(handler);
     }
 

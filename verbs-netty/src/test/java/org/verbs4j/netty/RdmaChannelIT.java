@@ -93,6 +93,47 @@ class RdmaChannelIT {
         }
     }
 
+    /**
+     * Rendezvous without a copy both ways: the client writes 24 region buffers of its registered allocator, 64 KiB
+     * to 1 MiB (the largest lent with a 4 MiB region), between heap buffers; the server's channel answers each
+     * message with a buffer of its own allocator. The stream comes back whole, the region buffers announced where
+     * they were and every lent block back at the end.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ips")
+    void zeroCopyRendezvousEchoChecksEveryByte(String ip) throws Exception {
+        RendezvousTest.EchoWatch answer = new RendezvousTest.EchoWatch() {
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                io.netty.buffer.ByteBuf in = (io.netty.buffer.ByteBuf) msg;
+                io.netty.buffer.ByteBuf out = ctx.alloc().directBuffer(in.readableBytes()).writeBytes(in);
+                in.release();
+                ctx.write(out);
+            }
+        };
+        java.util.Random r = new java.util.Random(12);
+        try (Loopback lo = new Loopback(ip).region(RendezvousTest.REGION).registered().serve(answer, false)) {
+            ByteArrayOutputStream expect = new ByteArrayOutputStream();
+            byte[][] parts = new byte[48][];
+            for (int i = 0; i < parts.length; i++) {
+                int size = i % 2 == 0 ? 65536 + r.nextInt(RegionZeroCopyTest.LENT - 65536 + 1) : 1 + r.nextInt(20_000);
+                parts[i] = RdmaChannelTest.random(size, i);
+                expect.write(parts[i]);
+            }
+            RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(expect.size());
+            RdmaChannel ch = (RdmaChannel) lo.connect(c);
+            for (int i = 0; i < parts.length; i++) {
+                ch.writeAndFlush(i % 2 == 0 ? RegionZeroCopyTest.regionBuffer(ch, parts[i].length).writeBytes(parts[i])
+                        : Unpooled.wrappedBuffer(parts[i]));
+            }
+            assertArrayEquals(expect.toByteArray(), c.done.get(90, TimeUnit.SECONDS));
+            assertNull(answer.failure.get());
+            assertEquals(parts.length / 2, ch.zeroCopyRendezvous(), "region buffers announced where they were");
+            RegionZeroCopyTest.awaitAllBlocksFree(ch);
+            ch.close().sync();
+        }
+    }
+
     /** Either side closes while rendezvous writes, reads and releases are in flight both ways: 10 rounds a device. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("ips")
