@@ -60,6 +60,10 @@ final class NettyPerfOptions {
     static final Option<Integer> RDMA_REGION = Option.of(Option.NO_SHORT, "rdma-region", "BYTES",
             intSize(0, 1 << 30), 0, "netty-rdma: both sides' RDMA region (RdmaChannelOption.RDMA_REGION_SIZE): writes "
                     + "of 64 KiB and more, and larger than a slot, go by rendezvous (an RDMA READ); 0: off");
+    static final Option<Boolean> RDMA_REGISTERED = Option.flag(Option.NO_SHORT, "rdma-registered",
+            "netty-rdma: both sides' channels hand out buffers of their registered allocator "
+                    + "(RdmaChannelOption.REGISTERED_ALLOCATOR): a write of one is not copied (with --rdma-region, large "
+                    + "ones live in the region)");
     static final Option<Integer> MAX_ALLOC = Option.of(Option.NO_SHORT, "max-alloc", "BYTES", Values.intIn(0, 1 << 30),
             null, "alloc: exit 1 when a netty-rdma event loop allocates more than BYTES per message")
             .defaultText("no limit");
@@ -71,7 +75,7 @@ final class NettyPerfOptions {
             .synopsis("[options] HOST", "client: run the tests against the server at HOST")
             .synopsis("--local [options] [ADDRESS]", "server and client in one JVM")
             .operands(0, 1)
-            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, RDMA_REGION, MAX_ALLOC, CSV)
+            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, RDMA_REGION, RDMA_REGISTERED, MAX_ALLOC, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
                     + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/netty.md#performance.");
@@ -91,6 +95,7 @@ final class NettyPerfOptions {
     String allocator;
     long rdmaSpinNanos;
     int rdmaRegion;
+    boolean rdmaRegistered;
     /** {@code --max-alloc}, or null. */
     Integer maxAlloc;
     String csv;
@@ -110,6 +115,7 @@ final class NettyPerfOptions {
         o.allocator = c.get(ALLOCATOR);
         o.rdmaSpinNanos = c.get(RDMA_SPIN) * 1000L;
         o.rdmaRegion = c.get(RDMA_REGION);
+        o.rdmaRegistered = c.get(RDMA_REGISTERED);
         o.maxAlloc = c.get(MAX_ALLOC);
         String device = c.get(DEVICE);
         String operand = c.operands().isEmpty() ? null : c.operands().get(0);

@@ -51,7 +51,8 @@ final class PerfClient implements AutoCloseable {
         Bootstrap b = new Bootstrap().group(group(t)).channel(t.channel()).handler(handler)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyPerfOptions.WATER_MARK);
         if (t == Transport.NETTY_RDMA) {
-            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions());
+            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions())
+                    .option(RdmaChannelOption.REGISTERED_ALLOCATOR, o.rdmaRegistered);
         } else {
             b.option(ChannelOption.TCP_NODELAY, true);
         }

@@ -72,7 +72,8 @@ final class PerfServers implements AutoCloseable {
                     }
                 });
         if (t == Transport.NETTY_RDMA) {
-            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions());
+            b.option(RdmaChannelOption.ENDPOINT_OPTIONS, o.nettyEndpointOptions())
+                    .childOption(RdmaChannelOption.REGISTERED_ALLOCATOR, o.rdmaRegistered);
         } else {
             b.option(ChannelOption.SO_REUSEADDR, true).childOption(ChannelOption.TCP_NODELAY, true);
         }

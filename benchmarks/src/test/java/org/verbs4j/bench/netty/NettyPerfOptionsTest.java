@@ -35,6 +35,12 @@ class NettyPerfOptionsTest {
         assertEquals(org.verbs4j.netty.RdmaIoHandler.DEFAULT_SPIN_NANOS, o.rdmaSpinNanos);
         assertEquals(null, o.byteBufAllocator());
         assertEquals(io.netty.buffer.PooledByteBufAllocator.DEFAULT, parse("--allocator", "pooled", "h").byteBufAllocator());
+        assertEquals(0, o.nettyEndpointOptions().rdmaRegionSize());
+        assertFalse(o.rdmaRegistered);
+        NettyPerfOptions zc = parse("--rdma-region", "8M", "--rdma-registered", "h");
+        assertEquals(8 << 20, zc.nettyEndpointOptions().rdmaRegionSize());
+        assertEquals(0, zc.endpointOptions().rdmaRegionSize(), "the raw endpoint has no region");
+        assertTrue(zc.rdmaRegistered);
     }
 
     @Test
@@ -77,7 +83,8 @@ class NettyPerfOptionsTest {
         int rc = NettyPerf.run(new String[] {"-h"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         assertEquals(0, rc);
         String help = out.toString(StandardCharsets.UTF_8);
-        for (String o : List.of("--local", "--sizes", "--iters", "--warmup", "--port", "--only", "--csv", "--ib-dev")) {
+        for (String o : List.of("--local", "--sizes", "--iters", "--warmup", "--port", "--only", "--csv", "--ib-dev",
+                "--rdma-region", "--rdma-registered")) {
             assertTrue(help.contains(o), o + " in " + help);
         }
     }

@@ -18,9 +18,9 @@ class NettyEchoTest {
         InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
-            Channel server = NettyEcho.bind(group, at, 0);
-            NettyEcho.client(at, 100_000, 5, 0);   // throws when an echo differs
-            NettyEcho.client(at, 1, 50, 0);
+            Channel server = NettyEcho.bind(group, at, 0, false);
+            NettyEcho.client(at, 100_000, 5, 0, false);   // throws when an echo differs
+            NettyEcho.client(at, 1, 50, 0, false);
             server.close().sync();
         } finally {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
@@ -33,9 +33,28 @@ class NettyEchoTest {
         InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         try {
-            Channel server = NettyEcho.bind(group, at, NettyEcho.bytes("4M"));
-            NettyEcho.client(at, 1 << 20, 5, 4 << 20);
-            NettyEcho.client(at, 100, 20, 4 << 20);
+            Channel server = NettyEcho.bind(group, at, NettyEcho.bytes("4M"), false);
+            NettyEcho.client(at, 1 << 20, 5, 4 << 20, false);
+            NettyEcho.client(at, 100, 20, 4 << 20, false);
+            server.close().sync();
+        } finally {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code -z} on both sides: each side writes buffers of its registered allocator, 1 MiB ones in the RDMA region
+     * (announced without a copy), 100-byte ones in send slots; every echo checked.
+     */
+    @Test
+    void echoesFromTheRegisteredAllocatorAreChecked() throws Exception {
+        InetSocketAddress at = new InetSocketAddress("127.0.0.1", org.verbs4j.lab.TestPorts.next());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+        try {
+            Channel server = NettyEcho.bind(group, at, 4 << 20, true);
+            NettyEcho.client(at, 1 << 20, 5, 4 << 20, true);
+            NettyEcho.client(at, 100, 20, 4 << 20, true);
+            NettyEcho.client(at, 300_000, 5, 0, true); // no region on the client: copied, slot by slot
             server.close().sync();
         } finally {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);

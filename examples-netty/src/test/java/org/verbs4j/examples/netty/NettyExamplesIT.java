@@ -72,18 +72,20 @@ class NettyExamplesIT {
         if (inJvm()) {
             EventLoopGroup servers = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
             try {
-                NettyEcho.bind(servers, new InetSocketAddress(ip, 21480), 4 << 20);
-                NettyEcho.client(new InetSocketAddress(ip, 21480), 100000, 20, 0);   // throws when an echo differs
-                NettyEcho.client(new InetSocketAddress(ip, 21480), 1 << 20, 3, 4 << 20); // by rendezvous
+                NettyEcho.bind(servers, new InetSocketAddress(ip, 21480), 4 << 20, true);
+                NettyEcho.client(new InetSocketAddress(ip, 21480), 100000, 20, 0, false);   // throws when an echo differs
+                NettyEcho.client(new InetSocketAddress(ip, 21480), 1 << 20, 3, 4 << 20, false); // by rendezvous
+                NettyEcho.client(new InetSocketAddress(ip, 21480), 1 << 20, 3, 4 << 20, true); // without a copy
             } finally {
                 servers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
             }
             return;
         }
-        String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "21480", "-r", "4M", ip);
+        String out = run("netty-echo", "-s", "100000", "-n", "20", "-p", "21480", "-r", "4M", "-z", ip);
         assertTrue(out.contains("netty-echo client: 20 echoes of 100000 bytes, every byte checked; round trip min"),
                 out);
-        assertTrue(out.contains("an RDMA region of 4194304 bytes: writes of 64 KiB and more by rendezvous"), out);
+        assertTrue(out.contains("an RDMA region of 4194304 bytes: writes of 64 KiB and more by rendezvous; writing from "
+                + "the channel's registered allocator"), out);
     }
 
     /** In the lab (the RoCE device is there): the examples' code in this JVM, not their launchers. */
