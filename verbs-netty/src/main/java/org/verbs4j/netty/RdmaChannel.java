@@ -261,12 +261,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         long peer = ep.remoteRegion().length();
         if (own >= 2 && peer >= 2) {
             long half = own / 2;
-            long peerHalf = peer - peer / 2;
-            this.staged = new RendezvousStaging(ep.rdmaRegion(), half, MAX_STAGED, config.isRegisteredAllocator(),
-                    Math.min(peerHalf, Integer.MAX_VALUE));
+            stage(ep, config.isRegisteredAllocator());
             this.sinkBase = half;
             this.sinks = new RegionRing(own - half, o.receiveDepth());
-            this.rendezvousMax = Math.min(Math.min(staged.copyCapacity(), peerHalf), Integer.MAX_VALUE);
             this.region = Unpooled.wrappedBuffer(ep.rdmaRegion());
             this.maxReads = Math.max(1, Math.min(o.rdAtomic(), sendDepth));
         }
@@ -282,6 +279,33 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         this.receiveSlots = new ByteBuf[o.receiveDepth()];
         config.setEndpointOptions(o);
         this.active = true;
+    }
+
+    /**
+     * Makes the staging half (the first half of this side's region), lending half of it to the registered allocator
+     * when {@code lend}, and the largest copied piece.
+     */
+    private void stage(RdmaEndpoint ep, boolean lend) {
+        long half = ep.options().rdmaRegionSize() / 2;
+        long peer = ep.remoteRegion().length();
+        long peerHalf = Math.min(peer - peer / 2, Integer.MAX_VALUE);
+        this.staged = new RendezvousStaging(ep.rdmaRegion(), half, MAX_STAGED, lend, peerHalf);
+        this.rendezvousMax = Math.min(Math.min(staged.copyCapacity(), peerHalf), Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link RdmaChannelOption#REGISTERED_ALLOCATOR} was set: an accepted channel gets its child options after it
+     * was made (connected), before it is registered with its event loop; its staging half is split (or made whole)
+     * again then. A registered channel's split stays as it was made; its slots are lent or not from now on.
+     */
+    void registeredAllocatorSet(boolean on) {
+        RendezvousStaging s = staged;
+        RdmaEndpoint ep = endpoint;
+        if (s != null && ep != null && !isRegistered() && s.held() == 0 && (s.lending() != null) != on) {
+            s.close();
+            stage(ep, on);
+            config.slotAllocator().attach(slotPool, staged.lending());
+        }
     }
 
     /** Why a connection's slots are too small for a channel (its message size, or the peer's). */

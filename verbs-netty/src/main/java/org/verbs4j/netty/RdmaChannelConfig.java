@@ -210,6 +210,9 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
      */
     public RdmaChannelConfig setRegisteredAllocator(boolean on) {
         this.registeredAllocator = on;
+        if (channel instanceof RdmaChannel) {
+            ((RdmaChannel) channel).registeredAllocatorSet(on);
+        }
         return this;
     }
 }

@@ -57,7 +57,8 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * buffers, and buffers asked for while no slot is free come from the channel's {@code ALLOCATOR} and are copied
      * as before. With an {@linkplain #RDMA_REGION_SIZE RDMA region} on both sides, a direct buffer of at least
      * {@link #RENDEZVOUS_THRESHOLD} bytes lives in the region's staging half (half of it is lent so) and goes by
-     * rendezvous without a copy. A per-channel option, read when the channel connects: on a server, set it with
+     * rendezvous without a copy (the region is split so when the channel is registered with its event loop; slots are
+     * lent or not as the option is now). A per-channel option: on a server, set it with
      * {@code ServerBootstrap.childOption}. Default: {@code false}.
      */
     public static final ChannelOption<Boolean> REGISTERED_ALLOCATOR = valueOf(RdmaChannelOption.class,

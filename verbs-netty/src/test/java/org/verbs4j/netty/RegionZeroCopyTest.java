@@ -85,6 +85,50 @@ class RegionZeroCopyTest {
         }
     }
 
+    /**
+     * An accepted channel with the option (a child option, applied after the channel was made): its answers, buffers
+     * of its own allocator, live in its region and go without a copy as well.
+     */
+    @Test
+    void anAcceptedChannelLendsRegionBuffersToo() throws Exception {
+        CompletableFuture<RdmaChannel> accepted = new CompletableFuture<>();
+        RendezvousTest.EchoWatch answer = new RendezvousTest.EchoWatch() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                accepted.complete((RdmaChannel) ctx.channel());
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ByteBuf in = (ByteBuf) msg;
+                ByteBuf out = ctx.alloc().directBuffer(in.readableBytes()).writeBytes(in);
+                in.release();
+                ctx.write(out);
+            }
+        };
+        try (Loopback lo = new Loopback().region(REGION).registered().serve(answer, false)) {
+            int size = 300_000;
+            RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(3 * size);
+            RdmaChannel ch = connect(lo, c);
+            RdmaChannel child = accepted.get(10, TimeUnit.SECONDS);
+            assertEquals(LENT, child.lentBytes(), "the accepted channel lends a quarter of its region");
+            byte[] sent = RdmaChannelTest.random(size, 3);
+            for (int i = 0; i < 3; i++) {
+                ch.writeAndFlush(regionBuffer(ch, size).writeBytes(sent));
+            }
+            ByteArrayOutputStream expect = new ByteArrayOutputStream();
+            for (int i = 0; i < 3; i++) {
+                expect.write(sent);
+            }
+            assertArrayEquals(expect.toByteArray(), c.done.get(60, TimeUnit.SECONDS));
+            assertEquals(3, ch.zeroCopyRendezvous());
+            assertEquals(3, child.zeroCopyRendezvous(), "the answers went from the child's region as they were");
+            assertEquals(0, child.copiedBytes());
+            assertNull(answer.failure.get());
+            ch.close().sync();
+        }
+    }
+
     /** Too large to lend, too small for a rendezvous, or below the channel's threshold: Netty's memory, copied. */
     @Test
     void otherSizesComeFromTheBaseAllocator() throws Exception {
