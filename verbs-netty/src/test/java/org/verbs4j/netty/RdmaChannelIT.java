@@ -96,13 +96,20 @@ class RdmaChannelIT {
     /**
      * Rendezvous without a copy both ways: the client writes 24 region buffers of its registered allocator, 64 KiB
      * to 1 MiB (the largest lent with a 4 MiB region), between heap buffers; the server's channel answers each
-     * message with a buffer of its own allocator. The stream comes back whole, the region buffers announced where
-     * they were and every lent block back at the end.
+     * message with a buffer of its own allocator (from its region when the answer is large and the region has
+     * room). The stream comes back whole, the region buffers announced where they were and every lent block back at
+     * the end.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("ips")
     void zeroCopyRendezvousEchoChecksEveryByte(String ip) throws Exception {
+        java.util.concurrent.CompletableFuture<RdmaChannel> accepted = new java.util.concurrent.CompletableFuture<>();
         RendezvousTest.EchoWatch answer = new RendezvousTest.EchoWatch() {
+            @Override
+            public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
+                accepted.complete((RdmaChannel) ctx.channel());
+            }
+
             @Override
             public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
                 io.netty.buffer.ByteBuf in = (io.netty.buffer.ByteBuf) msg;
@@ -129,6 +136,8 @@ class RdmaChannelIT {
             assertArrayEquals(expect.toByteArray(), c.done.get(90, TimeUnit.SECONDS));
             assertNull(answer.failure.get());
             assertEquals(parts.length / 2, ch.zeroCopyRendezvous(), "region buffers announced where they were");
+            RdmaChannel child = accepted.get(10, TimeUnit.SECONDS);
+            assertTrue(child.zeroCopyRendezvous() > 0, "the server's answers from its region too");
             RegionZeroCopyTest.awaitAllBlocksFree(ch);
             ch.close().sync();
         }
