@@ -103,21 +103,7 @@ class RdmaChannelIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("ips")
     void zeroCopyRendezvousEchoChecksEveryByte(String ip) throws Exception {
-        java.util.concurrent.CompletableFuture<RdmaChannel> accepted = new java.util.concurrent.CompletableFuture<>();
-        RendezvousTest.EchoWatch answer = new RendezvousTest.EchoWatch() {
-            @Override
-            public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
-                accepted.complete((RdmaChannel) ctx.channel());
-            }
-
-            @Override
-            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
-                io.netty.buffer.ByteBuf in = (io.netty.buffer.ByteBuf) msg;
-                io.netty.buffer.ByteBuf out = ctx.alloc().directBuffer(in.readableBytes()).writeBytes(in);
-                in.release();
-                ctx.write(out);
-            }
-        };
+        AllocatorEcho answer = new AllocatorEcho();
         java.util.Random r = new java.util.Random(12);
         try (Loopback lo = new Loopback(ip).region(RendezvousTest.REGION).registered().serve(answer, false)) {
             ByteArrayOutputStream expect = new ByteArrayOutputStream();
@@ -136,7 +122,7 @@ class RdmaChannelIT {
             assertArrayEquals(expect.toByteArray(), c.done.get(90, TimeUnit.SECONDS));
             assertNull(answer.failure.get());
             assertEquals(parts.length / 2, ch.zeroCopyRendezvous(), "region buffers announced where they were");
-            RdmaChannel child = accepted.get(10, TimeUnit.SECONDS);
+            RdmaChannel child = answer.accepted.get(10, TimeUnit.SECONDS);
             assertTrue(child.zeroCopyRendezvous() > 0, "the server's answers from its region too");
             RegionZeroCopyTest.awaitAllBlocksFree(ch);
             ch.close().sync();

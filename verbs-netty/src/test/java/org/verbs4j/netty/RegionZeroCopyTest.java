@@ -91,26 +91,12 @@ class RegionZeroCopyTest {
      */
     @Test
     void anAcceptedChannelLendsRegionBuffersToo() throws Exception {
-        CompletableFuture<RdmaChannel> accepted = new CompletableFuture<>();
-        RendezvousTest.EchoWatch answer = new RendezvousTest.EchoWatch() {
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                accepted.complete((RdmaChannel) ctx.channel());
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ByteBuf in = (ByteBuf) msg;
-                ByteBuf out = ctx.alloc().directBuffer(in.readableBytes()).writeBytes(in);
-                in.release();
-                ctx.write(out);
-            }
-        };
+        AllocatorEcho answer = new AllocatorEcho();
         try (Loopback lo = new Loopback().region(REGION).registered().serve(answer, false)) {
             int size = 300_000;
             RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(3 * size);
             RdmaChannel ch = connect(lo, c);
-            RdmaChannel child = accepted.get(10, TimeUnit.SECONDS);
+            RdmaChannel child = answer.accepted.get(10, TimeUnit.SECONDS);
             assertEquals(LENT, child.lentBytes(), "the accepted channel lends a quarter of its region");
             byte[] sent = RdmaChannelTest.random(size, 3);
             for (int i = 0; i < 3; i++) {

@@ -115,40 +115,18 @@ class RegisteredAllocatorTest {
     @Test
     void anAcceptedChannelLendsItsSlotsToo() throws Exception {
         int size = 200_000;
-        CompletableFuture<RdmaChannel> accepted = new CompletableFuture<>();
-        ChannelInboundHandlerAdapter answer = new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                accepted.complete((RdmaChannel) ctx.channel());
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ByteBuf in = (ByteBuf) msg;
-                ByteBuf out = ctx.alloc().directBuffer(in.readableBytes()).writeBytes(in);
-                in.release();
-                ctx.write(out);
-            }
-
-            @Override
-            public void channelReadComplete(ChannelHandlerContext ctx) {
-                ctx.flush();
-            }
-        };
-        try (Loopback lo = new Loopback()) {
-            lo.server = new io.netty.bootstrap.ServerBootstrap().group(lo.serverGroup).channel(RdmaServerChannel.class)
-                    .option(RdmaChannelOption.MESSAGE_SIZE, Loopback.MESSAGE_SIZE)
-                    .childOption(RdmaChannelOption.REGISTERED_ALLOCATOR, true)
-                    .childHandler(answer).bind(lo.address).sync().channel();
+        AllocatorEcho answer = new AllocatorEcho();
+        try (Loopback lo = new Loopback().registered().serve(answer, false)) {
             Collect c = new Collect(size);
-            Channel ch = lo.connect(c);
+            Channel ch = lo.client(c).option(RdmaChannelOption.REGISTERED_ALLOCATOR, false).connect(lo.address).sync()
+                    .channel();
             byte[] sent = RdmaChannelTest.random(size, 11);
             for (int off = 0; off < size; off += 1000) {
                 ch.write(Unpooled.wrappedBuffer(sent, off, Math.min(1000, size - off)));
             }
             ch.flush();
             assertArrayEquals(sent, c.done.get(30, TimeUnit.SECONDS));
-            RdmaChannel server = accepted.get(5, TimeUnit.SECONDS);
+            RdmaChannel server = answer.accepted.get(5, TimeUnit.SECONDS);
             long fromSlots = server.zeroCopySends();
             assertTrue(fromSlots > 0, "answers sent from slots");
             assertTrue(server.copiedBytes() < size, "not every answer copied: " + server.copiedBytes());
