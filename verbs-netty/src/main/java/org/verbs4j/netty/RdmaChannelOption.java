@@ -58,8 +58,9 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * as before. With an {@linkplain #RDMA_REGION_SIZE RDMA region} on both sides, a direct buffer of at least
      * {@link #RENDEZVOUS_THRESHOLD} bytes lives in the region's staging half (half of it is lent so) and goes by
      * rendezvous without a copy (the region is split so when the channel is registered with its event loop; slots are
-     * lent or not as the option is now). A per-channel option: on a server, set it with
-     * {@code ServerBootstrap.childOption}. Default: {@code false}.
+     * lent or not as the option is now). Region buffers are memory the connected peer can read (on iWARP also
+     * write) while the connection lasts: use them for what is sent to it. A per-channel option: on a server, set it
+     * with {@code ServerBootstrap.childOption}. Default: {@code false}.
      */
     public static final ChannelOption<Boolean> REGISTERED_ALLOCATOR = valueOf(RdmaChannelOption.class,
             "VERBS4J_REGISTERED_ALLOCATOR");
