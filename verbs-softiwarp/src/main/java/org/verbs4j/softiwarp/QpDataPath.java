@@ -472,10 +472,10 @@ final class QpDataPath implements FpduSink {
         if (opcode == Opcode.LOCAL_INV.value()) {
             int stag = RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET);
             int status = invalidation(stag) == 0 ? OK : WcStatus.LOC_PROT_ERR.value();
+            sq.pop(); // first: a poller that sees the completion may post into the slot
             if (status != OK || (flags & SendFlags.SIGNALED) != 0) {
                 sendCq.complete(wrId, status, WC_LOCAL_INV, 0, 0, qpNumber, 0, false);
             }
-            sq.pop();
             return true;
         }
         boolean read = opcode == Opcode.RDMA_READ.value();
@@ -488,9 +488,9 @@ final class QpDataPath implements FpduSink {
                 || extension && !rfc7306) {
             // immediate data and atomics are RFC 7306, refused at post unless negotiated; a Read or atomic needs
             // an ORD
+            sq.pop(); // first: a poller that sees the completion may post into the slot
             sendCq.complete(wrId, WcStatus.LOC_QP_OP_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0,
                     qpNumber, 0, false);
-            sq.pop();
             return true;
         }
         long sges = RawMemory.getAddress(slot + SG_LIST);
@@ -536,9 +536,9 @@ final class QpDataPath implements FpduSink {
                     addr = mr.addressOf(addr);
                 } catch (TaggedAccessException e) {
                     releaseSges();
+                    sq.pop(); // first: a poller that sees the completion may post into the slot
                     sendCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0,
                             qpNumber, 0, false);
-                    sq.pop();
                     txFailure = "local protection error: " + e.getMessage();
                     txEvent = AsyncEventType.QP_FATAL; // as siw for a failed send WQE
                     return false;
@@ -552,9 +552,9 @@ final class QpDataPath implements FpduSink {
         }
         if (total > MAX_MESSAGE) {
             releaseSges();
+            sq.pop(); // first: a poller that sees the completion may post into the slot
             sendCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), SendChecks.completionOpcode(opcode), 0, 0, qpNumber,
                     0, false);
-            sq.pop();
             return true;
         }
         txLength = (int) total;
@@ -617,8 +617,8 @@ final class QpDataPath implements FpduSink {
         try {
             stags.resolve(lkey, localAddr, 8, Access.LOCAL_WRITE, pd).leave();
         } catch (TaggedAccessException e) {
+            sq.pop(); // first: a poller that sees the completion may post into the slot
             sendCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), wcOpcode, 0, 0, qpNumber, 0, false);
-            sq.pop();
             txFailure = "local protection error: " + e.getMessage();
             txEvent = AsyncEventType.QP_FATAL;
             return false;
@@ -764,11 +764,13 @@ final class QpDataPath implements FpduSink {
         if (kind == TX_WQE) {
             long slot = sq.peek();
             int opcode = RawMemory.getInt(slot + SendWr.OPCODE_OFFSET);
-            if ((RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET) & SendFlags.SIGNALED) != 0) {
-                sendCq.complete(RawMemory.getLong(slot + WR_ID), OK, SendChecks.completionOpcode(opcode), txLength, 0,
-                        qpNumber, 0, false);
-            }
+            boolean signaled = (RawMemory.getInt(slot + SendWr.SEND_FLAGS_OFFSET) & SendFlags.SIGNALED) != 0;
+            long wrId = RawMemory.getLong(slot + WR_ID);
+            // the slot is free before the completion is visible: a poller that takes it may post into the slot
             sq.pop();
+            if (signaled) {
+                sendCq.complete(wrId, OK, SendChecks.completionOpcode(opcode), txLength, 0, qpNumber, 0, false);
+            }
         }
     }
 

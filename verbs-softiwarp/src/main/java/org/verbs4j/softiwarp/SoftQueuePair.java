@@ -319,11 +319,12 @@ final class SoftQueuePair extends AbstractResource implements org.verbs4j.api.Qu
 
     /** Completes the queued requests with WR_FLUSH_ERR; holder of the queue's token. */
     private void flushEntries(WorkQueue q, SoftCompletionQueue cq, boolean send) {
-        for (long slot; (slot = q.peek()) != 0; q.pop()) {
+        for (long slot; (slot = q.peek()) != 0; ) {
             int opcode = send ? SendChecks.completionOpcode(RawMemory.getInt(slot + SendWr.OPCODE_OFFSET))
                     : WcOpcode.RECV.value();
-            cq.complete(RawMemory.getLong(slot + WR_ID), WcStatus.WR_FLUSH_ERR.value(), opcode, 0, 0, qpNumber,
-                    0, false);
+            long wrId = RawMemory.getLong(slot + WR_ID);
+            q.pop(); // before the completion is visible: its poller may post into the slot at once
+            cq.complete(wrId, WcStatus.WR_FLUSH_ERR.value(), opcode, 0, 0, qpNumber, 0, false);
         }
     }
 

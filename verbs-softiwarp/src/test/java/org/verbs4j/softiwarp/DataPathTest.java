@@ -191,6 +191,44 @@ class DataPathTest {
      * one succeeds. (The responder frees a Read's IRD place when its response starts, as siw does; that such a
      * Request is within the IRD is shown without a race by {@code DataPathWireTest}.)
      */
+    /**
+     * A send queue kept exactly full, as perftest's bandwidth tests keep it: each polled completion is at once a
+     * free slot. Large Writes fill the socket, so many complete on the progress thread while this one polls; a
+     * slot freed after its completion was visible made a post fail with ENOMEM (seen in {@code write_bw}).
+     */
+    @Test
+    void aWritePostedTheMomentTheLastCompletedFitsAFullSendQueue() throws Exception {
+        int depth = 4;
+        ConnectedPair p = new ConnectedPair(depth, SETTINGS);
+        pair = p;
+        int length = 4 * MIB;
+        MemoryRegion src = mr(p.a, length, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, length, ConnectedPair.ALL);
+        fill(src, 3);
+        SendRequests one = SendRequests.allocate(1, 1);
+        toClose.add(one);
+        one.count(1).at(0).clear().opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(src, 0, length)
+                .rdma(dst.address(), dst.rkey());
+        long posted = 0;
+        long completed = 0;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (System.nanoTime() < end || completed < posted) {
+            while (posted - completed < depth && System.nanoTime() < end) {
+                one.at(0).wrId(posted);
+                p.a.qp.postSend(one); // throws ENOMEM if a completed request still held its slot
+                posted++;
+            }
+            int n = p.a.cq.poll(wc, 16);
+            for (int i = 0; i < n; i++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(i), "write " + wc.wrId(i));
+                assertEquals(completed + i, wc.wrId(i), "completions in order");
+            }
+            completed += n;
+        }
+        assertTrue(posted > 2 * depth, "only " + posted + " writes in 3 s");
+        assertFilled(dst, 0, length, 3, 0);
+    }
+
     @Test
     void aReadPostedTheMomentTheLastCompletedIsWithinTheIrd() throws Exception {
         ConnectedPair p = new ConnectedPair(16, SETTINGS.withIrdOrd(1, 1));
