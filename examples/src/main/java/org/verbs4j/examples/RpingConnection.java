@@ -361,7 +361,9 @@ final class RpingConnection implements AutoCloseable {
             }
         } catch (Disconnected d) {
             if (count != 0) {
-                throw new RpingFailure("rping: the server disconnected after " + stats.pings() + " of " + count + " pings");
+                throw new RpingFailure("rping: the server disconnected after " + stats.pings() + " of " + count + " pings"
+                        + (stats.pings() == 0 ? " (a server refuses a client whose -S is larger than its own: see its"
+                        + " output)" : ""));
             }
         } finally {
             stats.loopEnded();

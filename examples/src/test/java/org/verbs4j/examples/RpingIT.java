@@ -146,6 +146,25 @@ class RpingIT {
     }
 
     /**
+     * A Java client whose {@code -S} is larger than the Java server's: the server refuses it (exit 255, saying
+     * why) and the client's message points at the server's output, not only at a disconnect.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("devices")
+    void aClientLargerThanTheServerIsToldWhy(Device device) throws Exception {
+        String ip = device.ip();
+        int port = RpingLab.nextPort();
+        PairRun pr = RpingLab.pair("rping-larger-" + device, RpingLab.command(true, serverArgs(ip, port, "-S", "100")),
+                RpingLab.command(true, clientArgs(ip, port, "-S", "4096", "-C", "5")), ip, port, Map.of(), Map.of());
+        assertEquals(255, pr.server().exit(), pr.describe());
+        assertTrue(pr.server().stderr().contains("the client's buffer is 4096 bytes, more than this server's 100 (-S)"),
+                pr.describe());
+        assertEquals(255, pr.client().exit(), pr.describe());
+        assertTrue(pr.client().stderr().contains("the server disconnected after 0 of 5 pings (a server refuses a client"
+                + " whose -S is larger than its own: see its output)"), pr.describe());
+    }
+
+    /**
      * {@code -P}, and the {@code -V} checks are real: one Java server (on siw0) that serves clients one after
      * the other, told by a test-only property to flip one byte before it WRITEs ping 3 back. A C client with
      * the default size and 3 pings never meets the wrong byte and succeeds; a C client and then a Java client
