@@ -48,10 +48,14 @@ final class PerfCmLink implements PerfChannel.Link {
     private static final int SLOT = 64;
     /** After this long waiting for the exchange's one completion, look once a millisecond. */
     private static final long LONG_WAIT_NANOS = 10_000_000L;
+    /** How long the server waits at the end for the client to disconnect first. */
+    private static final long PEER_FIRST_MILLIS = 3_000;
 
     private final ConnectionManager cm;
     private final CmId listener;
     private CmId id;
+    /** What the last completed send of the exchange was for ("close" at the end of a run). */
+    private String lastSent;
     private ProtectionDomain pd;
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
@@ -223,6 +227,7 @@ final class PerfCmLink implements PerfChannel.Link {
             throw new PerfChannel.ExchangeException("the " + what + " with " + peer + " failed: " + e.getMessage(), e);
         }
         await(sendCq, what, "send");
+        lastSent = what;
     }
 
     @Override
@@ -275,8 +280,19 @@ final class PerfCmLink implements PerfChannel.Link {
         }
     }
 
-    /** Disconnects and closes everything but the manager, which {@link #close} closes after the test's resources. */
+    /**
+     * Disconnects and closes everything but the manager, which {@link #close} closes after the test's resources.
+     * After the last handshake the server lets the client disconnect first: its own last message may still be on
+     * the wire when its send completes, and a disconnect right behind it lost the message on siw0 (the client,
+     * still waiting for it, saw only the disconnect).
+     */
     private void closeResources() {
+        if (id != null && listener != null && "close".equals(lastSent)) {
+            long until = System.nanoTime() + PEER_FIRST_MILLIS * 1_000_000L;
+            while (!id.isDisconnected() && System.nanoTime() < until) {
+                LockSupport.parkNanos(1_000_000L);
+            }
+        }
         if (id != null) {
             try {
                 id.disconnect();
