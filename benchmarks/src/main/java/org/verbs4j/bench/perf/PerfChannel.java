@@ -138,11 +138,13 @@ final class PerfChannel implements AutoCloseable {
     /**
      * perftest's {@code ctx_close_connection} after its last handshake: over TCP writes "done" and reads the
      * peer's (waiting at most {@link #DONE_TIMEOUT_MILLIS}; perftest itself never reads it); over rdma_cm
-     * nothing (perftest sends no "done" there).
+     * nothing is sent (perftest sends no "done" there), and the server lets the client disconnect first.
      */
     void finish() {
         if (link instanceof TcpLink t) {
             done = t.finish();
+        } else if (link instanceof PerfCmLink c) {
+            c.finish();
         }
     }
 

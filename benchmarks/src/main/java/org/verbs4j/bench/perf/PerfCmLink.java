@@ -54,8 +54,6 @@ final class PerfCmLink implements PerfChannel.Link {
     private final ConnectionManager cm;
     private final CmId listener;
     private CmId id;
-    /** What the last completed send of the exchange was for ("close" at the end of a run). */
-    private String lastSent;
     private ProtectionDomain pd;
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
@@ -227,7 +225,6 @@ final class PerfCmLink implements PerfChannel.Link {
             throw new PerfChannel.ExchangeException("the " + what + " with " + peer + " failed: " + e.getMessage(), e);
         }
         await(sendCq, what, "send");
-        lastSent = what;
     }
 
     @Override
@@ -281,18 +278,23 @@ final class PerfCmLink implements PerfChannel.Link {
     }
 
     /**
-     * Disconnects and closes everything but the manager, which {@link #close} closes after the test's resources.
-     * After the last handshake the server lets the client disconnect first: its own last message may still be on
-     * the wire when its send completes, and a disconnect right behind it lost the message on siw0 (the client,
-     * still waiting for it, saw only the disconnect).
+     * After the last handshake: the server lets the client disconnect first, waiting at most
+     * {@link #PEER_FIRST_MILLIS}. Its own last message may still be on the wire when its send completes, and a
+     * disconnect right behind it lost the message on siw0 (the client, still waiting for it, saw only the
+     * disconnect).
      */
-    private void closeResources() {
-        if (id != null && listener != null && "close".equals(lastSent)) {
-            long until = System.nanoTime() + PEER_FIRST_MILLIS * 1_000_000L;
-            while (!id.isDisconnected() && System.nanoTime() < until) {
-                LockSupport.parkNanos(1_000_000L);
-            }
+    void finish() {
+        if (id == null || listener == null) {
+            return;
         }
+        long until = System.nanoTime() + PEER_FIRST_MILLIS * 1_000_000L;
+        while (!id.isDisconnected() && System.nanoTime() < until) {
+            LockSupport.parkNanos(1_000_000L);
+        }
+    }
+
+    /** Disconnects and closes everything but the manager, which {@link #close} closes after the test's resources. */
+    private void closeResources() {
         if (id != null) {
             try {
                 id.disconnect();
