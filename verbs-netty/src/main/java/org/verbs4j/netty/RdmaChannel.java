@@ -566,7 +566,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     if (slot < 0) {
                         break;
                     }
-                    RegionByteBuf big = (RegionByteBuf) head;
+                    RegionByteBuf big = (RegionByteBuf) LentByteBuf.of(head);
                     if (big.announcing()) {
                         staged.announceLent(big);
                         putRendezvous(ep.sendSlot(slot), lentAt + head.readerIndex(), size);
@@ -664,11 +664,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * channel's registered allocator, still in its blocks, of rendezvous size; else -1}
      */
     private long lentRegion(ByteBuf buf, int size) {
-        if (!(buf instanceof RegionByteBuf) || staged == null || staged.lending() == null || size <= payloadBytes
-                || size < config.getRendezvousThreshold() || size > staged.lending().largest()) {
+        if (!(LentByteBuf.of(buf) instanceof RegionByteBuf lent) || staged == null || staged.lending() == null
+                || size <= payloadBytes || size < config.getRendezvousThreshold() || size > staged.lending().largest()) {
             return -1;
         }
-        return ((RegionByteBuf) buf).regionOffset(staged.lending());
+        return lent.regionOffset(staged.lending());
     }
 
     /** Writes a rendezvous announcement into a send slot: {@code length} bytes at {@code at} of this side's region. */
@@ -713,7 +713,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     /** {@return whether {@code buf} is a registered allocator's buffer in a slot of this channel's endpoint} */
     private static boolean isLent(ByteBuf buf, SendSlotPool pool) {
-        return buf instanceof SendSlotByteBuf && ((SendSlotByteBuf) buf).slotOf(pool) >= 0;
+        return LentByteBuf.of(buf) instanceof SendSlotByteBuf lent && lent.slotOf(pool) >= 0;
     }
 
     /**
@@ -721,10 +721,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * buffer of this channel's registered allocator still in its slot, read from its start, not in flight already
      */
     private int lentSlot(ByteBuf buf, SendSlotPool pool) {
-        if (!(buf instanceof SendSlotByteBuf) || buf.readerIndex() != 0 || buf.readableBytes() > payloadBytes) {
+        if (!(LentByteBuf.of(buf) instanceof SendSlotByteBuf lent) || buf.readerIndex() != 0
+                || buf.readableBytes() > payloadBytes) {
             return -1;
         }
-        int slot = ((SendSlotByteBuf) buf).slotOf(pool);
+        int slot = lent.slotOf(pool);
         return slot >= 0 && pool.sending(slot) ? slot : -1;
     }
 

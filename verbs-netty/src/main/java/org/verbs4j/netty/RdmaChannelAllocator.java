@@ -15,8 +15,9 @@ import io.netty.buffer.ByteBufAllocator;
  * for its own copies (or the lent part has no room).
  *
  * <p>The transport's reads never take a slot: a received message is copied into a buffer of the channel's
- * {@code ALLOCATOR}. Slot buffers are not tracked by Netty's leak detector; one never released keeps its slot, which
- * then serves no other write (copied writes still go, through the reserve).
+ * {@code ALLOCATOR}. Netty's leak detector tracks the lent buffers as it tracks its own pooled ones (sampled at its
+ * level): one never released keeps its slot or its blocks, which then serve no other write (copied writes still go,
+ * through the reserve), and is reported as a {@code LEAK} when the garbage collector finds it.
  */
 final class RdmaChannelAllocator extends AbstractByteBufAllocator {
     private final RdmaChannelConfig config;
@@ -53,7 +54,7 @@ final class RdmaChannelAllocator extends AbstractByteBufAllocator {
         if (p != null && initialCapacity <= p.slotBytes() && maxCapacity >= p.slotBytes()) {
             int slot = p.lend();
             if (slot >= 0) {
-                return new SendSlotByteBuf(this, p, slot, maxCapacity);
+                return toLeakAwareBuffer(new SendSlotByteBuf(this, p, slot, maxCapacity));
             }
         }
         RegionBlocks r = lending;
@@ -61,7 +62,7 @@ final class RdmaChannelAllocator extends AbstractByteBufAllocator {
                 && initialCapacity >= config.getRendezvousThreshold() && initialCapacity <= r.largest()) {
             long at = r.allocate(initialCapacity);
             if (at >= 0) {
-                return new RegionByteBuf(this, r, at, initialCapacity, maxCapacity);
+                return toLeakAwareBuffer(new RegionByteBuf(this, r, at, initialCapacity, maxCapacity));
             }
         }
         return fallback().directBuffer(initialCapacity, maxCapacity);

@@ -1,8 +1,6 @@
 package org.verbs4j.netty;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledDirectByteBuf;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
@@ -12,7 +10,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * grows into other memory, as any unpooled buffer does) and the rendezvous (from its announcement until the peer
  * releases it); the last of the two to let go gives the blocks back, on whatever thread that is.
  */
-final class RegionByteBuf extends UnpooledDirectByteBuf {
+final class RegionByteBuf extends LentByteBuf {
     private static final int LENT = 1;
     private static final int IN_FLIGHT = 2;
     private static final AtomicIntegerFieldUpdater<RegionByteBuf> HOLDERS =
@@ -31,7 +29,6 @@ final class RegionByteBuf extends UnpooledDirectByteBuf {
         this.blocks = blocks;
         this.offset = offset;
         this.lentBytes = bytes;
-        setIndex(0, 0); // the constructor took the memory as data to wrap: it is empty memory to fill
     }
 
     /**
@@ -61,18 +58,7 @@ final class RegionByteBuf extends UnpooledDirectByteBuf {
     }
 
     @Override
-    public ByteBuf capacity(int newCapacity) {
-        if (newCapacity == capacity()) {
-            return this;
-        }
-        super.capacity(newCapacity); // copies into new memory; the blocks are no longer this buffer's
-        drop(LENT);
-        return this;
-    }
-
-    @Override
-    protected void deallocate() {
-        super.deallocate(); // frees nothing of the blocks (their memory is the endpoint's)
+    protected void letGo() {
         drop(LENT);
     }
 

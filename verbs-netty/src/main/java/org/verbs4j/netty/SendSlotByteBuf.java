@@ -1,8 +1,6 @@
 package org.verbs4j.netty;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledDirectByteBuf;
 
 /**
  * A buffer of the {@linkplain RdmaChannelOption#REGISTERED_ALLOCATOR registered allocator} whose memory is one send
@@ -11,7 +9,7 @@ import io.netty.buffer.UnpooledDirectByteBuf;
  * direct memory, as any unpooled buffer does, and gives the slot back. Releasing it gives the slot back too, or,
  * while a send from it is in flight, lets the send's completion do so.
  */
-final class SendSlotByteBuf extends UnpooledDirectByteBuf {
+final class SendSlotByteBuf extends LentByteBuf {
     private final SendSlotPool pool;
     private final int slot;
     /** Whether the memory is still the slot; the buffer's owner changes it, the channel reads it once written. */
@@ -21,7 +19,6 @@ final class SendSlotByteBuf extends UnpooledDirectByteBuf {
         super(alloc, pool.memory(slot), maxCapacity);
         this.pool = pool;
         this.slot = slot;
-        setIndex(0, 0); // the constructor took the slot as data to wrap: it is empty memory to fill
     }
 
     /** {@return the slot when the buffer is in it and belongs to {@code owner}, else -1} */
@@ -30,22 +27,7 @@ final class SendSlotByteBuf extends UnpooledDirectByteBuf {
     }
 
     @Override
-    public ByteBuf capacity(int newCapacity) {
-        if (newCapacity == capacity()) {
-            return this;
-        }
-        super.capacity(newCapacity); // copies into new memory; the slot is no longer this buffer's
-        leaveSlot();
-        return this;
-    }
-
-    @Override
-    protected void deallocate() {
-        super.deallocate(); // frees nothing of the slot (its memory is the endpoint's)
-        leaveSlot();
-    }
-
-    private void leaveSlot() {
+    protected void letGo() {
         if (onSlot) {
             onSlot = false;
             pool.returned(slot);

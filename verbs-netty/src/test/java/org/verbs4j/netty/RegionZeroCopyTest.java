@@ -54,7 +54,7 @@ class RegionZeroCopyTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         for (;;) {
             ByteBuf b = ch.alloc().directBuffer(size);
-            if (kind.isInstance(b)) {
+            if (kind.isInstance(LentByteBuf.of(b))) {
                 return b;
             }
             b.release();
@@ -72,7 +72,8 @@ class RegionZeroCopyTest {
             RdmaChannel ch = connect(lo, c);
             assertEquals(LENT, ch.lentBytes());
             ByteBuf b = ch.alloc().directBuffer(size);
-            assertTrue(b instanceof RegionByteBuf, "a buffer in the region: " + b.getClass().getSimpleName());
+            assertTrue(LentByteBuf.of(b) instanceof RegionByteBuf,
+                    "a buffer in the region: " + b.getClass().getSimpleName());
             byte[] sent = RdmaChannelTest.random(size, size);
             b.writeBytes(sent);
             ch.writeAndFlush(b).sync();
@@ -122,13 +123,13 @@ class RegionZeroCopyTest {
             RdmaChannel ch = connect(lo, new RdmaChannelTest.Collect(1));
             for (int size : new int[] {LENT + 1, Loopback.PAYLOAD + 1, 65535}) {
                 ByteBuf b = ch.alloc().directBuffer(size);
-                assertFalse(b instanceof RegionByteBuf || b instanceof SendSlotByteBuf, size + " bytes");
+                assertNull(LentByteBuf.of(b), size + " bytes");
                 b.release();
             }
             assertTrue(ch.alloc().heapBuffer(100_000).hasArray(), "a heap buffer is a heap buffer");
             ch.config().setRendezvousThreshold(200_000);
             ByteBuf below = ch.alloc().directBuffer(150_000);
-            assertFalse(below instanceof RegionByteBuf, "below the threshold");
+            assertFalse(LentByteBuf.of(below) instanceof RegionByteBuf, "below the threshold");
             below.release();
             ch.close().sync();
         }
@@ -149,16 +150,16 @@ class RegionZeroCopyTest {
             List<ByteBuf> buffers = new ArrayList<>();
             for (int i = 0; i < held; i++) {
                 buffers.add(ch.alloc().directBuffer(size));
-                assertTrue(buffers.get(i) instanceof RegionByteBuf);
+                assertTrue(LentByteBuf.of(buffers.get(i)) instanceof RegionByteBuf);
             }
             assertEquals(0, ch.freeLentBytes());
             ByteBuf none = ch.alloc().directBuffer(size);
-            assertFalse(none instanceof RegionByteBuf, "nothing left to lend");
+            assertFalse(LentByteBuf.of(none) instanceof RegionByteBuf, "nothing left to lend");
             none.release();
             buffers.remove(0).release();
             assertEquals(size, ch.freeLentBytes(), "released unwritten: back at once");
             buffers.add(0, ch.alloc().directBuffer(size));
-            assertTrue(buffers.get(0) instanceof RegionByteBuf);
+            assertTrue(LentByteBuf.of(buffers.get(0)) instanceof RegionByteBuf);
 
             ByteArrayOutputStream expect = new ByteArrayOutputStream();
             byte[] big = RdmaChannelTest.random(copied, 1);
@@ -244,7 +245,7 @@ class RegionZeroCopyTest {
             RdmaChannel ch = connect(lo, c);
             byte[] sent = RdmaChannelTest.random(size, 5);
             ByteBuf b = ch.alloc().directBuffer(size).writeBytes(sent);
-            assertTrue(b instanceof RegionByteBuf);
+            assertTrue(LentByteBuf.of(b) instanceof RegionByteBuf);
             b.retain();
             ch.write(b);
             ch.writeAndFlush(b).sync();
@@ -272,7 +273,7 @@ class RegionZeroCopyTest {
             RdmaChannelTest.Collect c = new RdmaChannelTest.Collect(size);
             RdmaChannel ch = connect(lo, c);
             ByteBuf b = ch.alloc().directBuffer(100_000, 1 << 21);
-            assertTrue(b instanceof RegionByteBuf);
+            assertTrue(LentByteBuf.of(b) instanceof RegionByteBuf);
             assertTrue(ch.freeLentBytes() < LENT);
             byte[] sent = RdmaChannelTest.random(size, 6);
             b.writeBytes(sent);
@@ -312,7 +313,7 @@ class RegionZeroCopyTest {
             assertArrayEquals(expect.toByteArray(), c.done.get(60, TimeUnit.SECONDS));
             awaitAllBlocksFree(ch);
             ByteBuf kept = ch.alloc().directBuffer(size);
-            assertTrue(kept instanceof RegionByteBuf);
+            assertTrue(LentByteBuf.of(kept) instanceof RegionByteBuf);
             ch.close().sync();
             kept.writeBytes(sent);
             byte[] back = new byte[size];
@@ -320,7 +321,7 @@ class RegionZeroCopyTest {
             assertArrayEquals(sent, back, "a buffer of a closed channel is still memory");
             kept.release();
             ByteBuf after = ch.alloc().directBuffer(size);
-            assertFalse(after instanceof RegionByteBuf, "a closed channel lends nothing");
+            assertFalse(LentByteBuf.of(after) instanceof RegionByteBuf, "a closed channel lends nothing");
             after.release();
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,12 +17,14 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.util.ResourceLeakDetector;
 import java.io.ByteArrayOutputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -52,7 +55,7 @@ class RegisteredAllocatorTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         for (;;) {
             ByteBuf b = ch.alloc().directBuffer(capacity);
-            if (b instanceof SendSlotByteBuf) {
+            if (LentByteBuf.of(b) instanceof SendSlotByteBuf) {
                 return b;
             }
             b.release();
@@ -73,7 +76,8 @@ class RegisteredAllocatorTest {
             Channel ch = connect(lo, c);
             byte[] sent = RdmaChannelTest.random(size, size);
             ByteBuf b = ch.alloc().directBuffer(size);
-            assertEquals(size <= SLOT, b instanceof SendSlotByteBuf, "a slot buffer exactly when it fits a slot");
+            assertEquals(size <= SLOT, LentByteBuf.of(b) instanceof SendSlotByteBuf,
+                    "a slot buffer exactly when it fits a slot");
             b.writeBytes(sent);
             ch.writeAndFlush(b).sync();
             assertArrayEquals(sent, c.done.get(30, TimeUnit.SECONDS));
@@ -86,6 +90,62 @@ class RegisteredAllocatorTest {
             }
             ch.close().sync();
         }
+    }
+
+    /**
+     * With Netty's leak detector on (here at {@code PARANOID}, so every buffer is sampled), a lent buffer comes inside
+     * the detector's wrapper, as a pooled allocator's buffers do, and is still posted from its slot as is; one dropped
+     * without a release is reported by the detector once the garbage collector finds it (it keeps its slot meanwhile,
+     * and copied writes still go).
+     */
+    @Test
+    void lentBuffersAreTrackedByNettysLeakDetector() throws Exception {
+        ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector<ByteBuf> detector = byteBufLeakDetector();
+        List<String> leaks = new CopyOnWriteArrayList<>();
+        detector.setLeakListener((type, records) -> leaks.add(records));
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        try (Loopback lo = new Loopback().serve(new Echo(), false)) {
+            Collect c = new Collect(300);
+            Channel ch = connect(lo, c);
+            byte[] sent = RdmaChannelTest.random(300, 7);
+            ByteBuf tracked = slotBuffer(ch, 100);
+            assertNotSame(tracked, LentByteBuf.of(tracked), "inside the leak detector's wrapper");
+            ch.writeAndFlush(tracked.writeBytes(sent, 0, 100)).sync();
+            assertEquals(1, rdma(ch).zeroCopySends(), "a tracked buffer goes from its slot as is");
+            assertEquals(0, rdma(ch).copiedBytes());
+            dropUnreleased(ch);
+            ch.writeAndFlush(Unpooled.wrappedBuffer(sent, 100, 200)).sync(); // copied: still goes
+            assertArrayEquals(sent, c.done.get(30, TimeUnit.SECONDS));
+            assertEquals(SEND_DEPTH - 1, rdma(ch).freeSendSlots(), "the dropped buffer still holds its slot");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (leaks.isEmpty() && System.nanoTime() < deadline) {
+                System.gc();
+                ch.alloc().directBuffer(16).release(); // the detector looks for collected buffers when it tracks one
+                Thread.sleep(20);
+            }
+            assertFalse(leaks.isEmpty(), "the detector reported no leak of the dropped buffer in 20 s");
+            assertTrue(leaks.get(0).contains("dropUnreleased"), "where it was allocated: " + leaks.get(0));
+            ch.close().sync();
+        } finally {
+            ResourceLeakDetector.setLevel(level);
+            detector.setLeakListener(null);
+        }
+    }
+
+    /** Takes a slot buffer, writes into it and lets it go without a release (in a frame of its own for the record). */
+    private static void dropUnreleased(Channel ch) {
+        ByteBuf b = slotBuffer(ch, 64);
+        assertInstanceOf(SendSlotByteBuf.class, LentByteBuf.of(b));
+        b.writeLong(42);
+    }
+
+    /** Netty's detector for every {@link ByteBuf} (a package-private field, read for its listener). */
+    @SuppressWarnings("unchecked")
+    private static ResourceLeakDetector<ByteBuf> byteBufLeakDetector() throws ReflectiveOperationException {
+        java.lang.reflect.Field f = io.netty.buffer.AbstractByteBuf.class.getDeclaredField("leakDetector");
+        f.setAccessible(true);
+        return (ResourceLeakDetector<ByteBuf>) f.get(null);
     }
 
     /** 1 MiB in slot-sized buffers of the allocator, each written and flushed as it is filled: not a byte copied. */
@@ -218,7 +278,7 @@ class RegisteredAllocatorTest {
             Channel ch = connect(lo, new ChannelInboundHandlerAdapter());
             for (int i = 0; i < 100 * SEND_DEPTH; i++) {
                 ByteBuf b = ch.alloc().ioBuffer(1 + i % SLOT);
-                assertInstanceOf(SendSlotByteBuf.class, b, "allocation " + i);
+                assertInstanceOf(SendSlotByteBuf.class, LentByteBuf.of(b), "allocation " + i);
                 b.writeByte(i);
                 assertTrue(b.release());
             }
@@ -228,7 +288,7 @@ class RegisteredAllocatorTest {
             for (int i = 0; i < 2 * SEND_DEPTH; i++) {
                 held.add(ch.alloc().ioBuffer(64));
             }
-            long lent = held.stream().filter(b -> b instanceof SendSlotByteBuf).count();
+            long lent = held.stream().filter(b -> LentByteBuf.of(b) instanceof SendSlotByteBuf).count();
             assertEquals(SEND_DEPTH - Math.max(1, SEND_DEPTH / 4), lent, "lent down to the reserve");
             held.forEach(ByteBuf::release);
             assertEquals(SEND_DEPTH, rdma(ch).freeSendSlots());
@@ -272,7 +332,7 @@ class RegisteredAllocatorTest {
             assertEquals(0, late.refCnt(), "a failed write releases the buffer");
             out.forEach(ByteBuf::release);
             ByteBuf after = ch.alloc().directBuffer(10);
-            assertFalse(after instanceof SendSlotByteBuf, "no slot is lent by a closed channel");
+            assertFalse(LentByteBuf.of(after) instanceof SendSlotByteBuf, "no slot is lent by a closed channel");
             after.release();
         }
     }
@@ -320,7 +380,7 @@ class RegisteredAllocatorTest {
                 public void channelActive(ChannelHandlerContext ctx) {
                     ping = (zeroCopy ? ctx.alloc() : io.netty.buffer.UnpooledByteBufAllocator.DEFAULT)
                             .directBuffer(64).writeLong(1).writeLong(2);
-                    if (zeroCopy != ping instanceof SendSlotByteBuf) {
+                    if (zeroCopy != LentByteBuf.of(ping) instanceof SendSlotByteBuf) {
                         result.completeExceptionally(new AssertionError("not a slot buffer: " + ping));
                     }
                     send(ctx);
@@ -375,7 +435,7 @@ class RegisteredAllocatorTest {
             Channel ch = lo.connect(new ChannelInboundHandlerAdapter());
             assertFalse(ch.config().getOption(RdmaChannelOption.REGISTERED_ALLOCATOR));
             ByteBuf b = ch.alloc().directBuffer(10);
-            assertFalse(b instanceof SendSlotByteBuf);
+            assertFalse(LentByteBuf.of(b) instanceof SendSlotByteBuf);
             b.release();
             assertSame(ch.config().getAllocator(), ch.alloc());
             assertNotNull(ch.alloc());
