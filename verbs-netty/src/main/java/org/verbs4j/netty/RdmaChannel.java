@@ -117,17 +117,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     static final int RELEASED_BYTES = HEADER + 4;
     /** The smallest slot a channel works with: a rendezvous announcement must fit. */
     static final int MIN_SLOT_BYTES = 16;
-    /** The work request id tag of a rendezvous read (the low bits: its cell in the receive queue). */
-    private static final long READ_WR = 1L << 40;
     /** Rendezvous buffers a sender holds at most before the peer releases some. */
     private static final int MAX_STAGED = 64;
-    /** A received message's kind in the receive queue (beside {@link #DATA} and {@link #RENDEZVOUS}). */
-    private static final byte END = 3;
-    private static final byte LOST = 4;
-    /** A queued rendezvous's read: not posted yet, posted, done. */
-    private static final byte NOT_READ = 0;
-    private static final byte READING = 1;
-    private static final byte READ = 2;
     /**
      * Connecting blocks (rdma_cm address and route resolution, the connection, the first credit exchange), so it
      * runs here and the result goes back to the channel's event loop. A close that waits for a send credit for its
@@ -173,31 +164,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * side's messages, its second half receives the peer's. Null when either side has no region.
      */
     private RendezvousStaging staged;
-    private RegionRing sinks;
-    private long sinkBase;
     /** The largest copied piece that goes by rendezvous (this side's room for copies, the peer's receiving half). */
     private long rendezvousMax;
     /** Netty's view of this side's RDMA region, made once. */
     private ByteBuf region;
-    private int readsInFlight;
-    private int maxReads;
     /** The peer's rendezvous messages delivered (or dropped) and not released to it yet. */
     private int releasesOwed;
     /** A write waits for room in the staging half (a release from the peer frees it, and wakes the loop). */
     private boolean regionWait;
-    /**
-     * The messages received and not delivered yet, in their order (a ring): a rendezvous message waits for its read
-     * and holds back what came after it. Each holds its receive slot, so the ring never holds more than the receive
-     * depth (and one {@link #LOST}).
-     */
-    private int[] queueSlot;
-    private int[] queueLength;
-    private long[] queueRemote;
-    private byte[] queueKind;
-    private byte[] queueRead;
-    private int queueFirst;
-    private int queueCount;
-    /** A receive failed: a {@link #LOST} is queued, what completes after it is ignored. */
+    /** The messages received and not delivered yet, in their order, and the reads of the peer's rendezvous. */
+    private ReceiveQueue queue;
+    /** A receive failed: a {@code LOST} is queued, what completes after it is ignored. */
     private boolean lostQueued;
     /** Rendezvous writes posted, and those of them announced from a lent region buffer as is: read by the tests. */
     private long rendezvousWrites;
@@ -216,7 +193,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** Set when a close waits off the loop for a credit (then the closing thread owns the endpoint). */
     private boolean closeWaitsForCredit;
     private boolean closeDone;
-    /** The status of the failed receive a {@link #LOST} in the queue stands for. */
+    /** The status of the failed receive a {@code LOST} in the queue stands for. */
     private String lostStatus;
     /** A repost (its credit update) that failed during a read: the connection is gone, maybe after the end of stream. */
     private RuntimeException repostFailure;
@@ -262,17 +239,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         if (own >= 2 && peer >= 2) {
             long half = own / 2;
             stage(ep, config.isRegisteredAllocator());
-            this.sinkBase = half;
-            this.sinks = new RegionRing(own - half, o.receiveDepth());
             this.region = Unpooled.wrappedBuffer(ep.rdmaRegion());
-            this.maxReads = Math.max(1, Math.min(o.rdAtomic(), sendDepth));
+            this.queue = new ReceiveQueue(o.receiveDepth(), new RegionRing(own - half, o.receiveDepth()), half,
+                    Math.max(1, Math.min(o.rdAtomic(), sendDepth)));
+        } else {
+            this.queue = new ReceiveQueue(o.receiveDepth(), null, 0, 0);
         }
-        int cells = o.receiveDepth() + 1;
-        this.queueSlot = new int[cells];
-        this.queueLength = new int[cells];
-        this.queueRemote = new long[cells];
-        this.queueKind = new byte[cells];
-        this.queueRead = new byte[cells];
         config.slotAllocator().attach(slotPool, staged == null ? null : staged.lending());
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
         this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
@@ -786,13 +758,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         for (int i = 0; i < n; i++) {
             long id = sendWc.wrId(i);
             if (!sendWc.ok(i)) {
-                throw new UncheckedIOException(new ConnectionLost(this + ": a " + ((id & READ_WR) != 0
+                throw new UncheckedIOException(new ConnectionLost(this + ": a " + (ReceiveQueue.isRead(id)
                         ? "rendezvous read" : "send") + " failed with " + status(sendWc, i)
                         + ": the connection to the peer is lost"));
             }
-            if ((id & READ_WR) != 0) {
-                queueRead[(int) (id & 0xffff_ffffL)] = READ;
-                readsInFlight--;
+            if (ReceiveQueue.isRead(id)) {
+                queue.readDone(id);
             } else {
                 slotPool.completed((int) id);
             }
@@ -890,31 +861,32 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             if (!recvWc.ok(i)) {
                 lostStatus = status(recvWc, i);
                 lostQueued = true;
-                enqueue(LOST, -1, 0, 0);
+                queue.add(ReceiveQueue.LOST, -1, 0, 0);
                 continue;
             }
             int slot = (int) recvWc.wrId(i);
             ByteBuffer m = ep.message(recvWc, i);
             int length = m.remaining();
             if (length == 0) {
-                enqueue(END, slot, 0, 0);
+                queue.add(ReceiveQueue.END, slot, 0, 0);
                 continue;
             }
             receiveSlot(slot, m);
             byte kind = m.get(m.position());
             if (kind == DATA && length > HEADER) {
-                enqueue(DATA, slot, length - HEADER, 0);
+                queue.add(ReceiveQueue.DATA, slot, length - HEADER, 0);
             } else if (kind == RENDEZVOUS && length == RENDEZVOUS_BYTES) {
                 long at = getLong(m, m.position() + HEADER);
                 int size = getInt(m, m.position() + HEADER + 8);
                 long peerRegion = ep.remoteRegion().length();
-                if (sinks == null || size < 1 || size > sinks.capacity() || at < 0 || at > peerRegion - size) {
+                long half = queue.receivingHalf();
+                if (size < 1 || size > half || at < 0 || at > peerRegion - size) {
                     violation("a rendezvous of " + size + " bytes at " + at + " of its " + peerRegion
-                            + "-byte region, for this side's " + (sinks == null ? "missing region"
-                            : sinks.capacity() + "-byte receiving half"));
+                            + "-byte region, for this side's " + (half == 0 ? "missing region"
+                            : half + "-byte receiving half"));
                     return n;
                 }
-                enqueue(RENDEZVOUS, slot, size, at);
+                queue.add(ReceiveQueue.RENDEZVOUS, slot, size, at);
             } else if (kind == RELEASED && length == RELEASED_BYTES) {
                 int count = getInt(m, m.position() + HEADER);
                 if (staged == null || count < 1 || count > staged.held()) {
@@ -938,19 +910,6 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         regionWait = false;
     }
 
-    private void enqueue(byte kind, int slot, int length, long remote) {
-        int cell = queueFirst + queueCount;
-        if (cell >= queueKind.length) {
-            cell -= queueKind.length;
-        }
-        queueKind[cell] = kind;
-        queueSlot[cell] = slot;
-        queueLength[cell] = length;
-        queueRemote[cell] = remote;
-        queueRead[cell] = NOT_READ;
-        queueCount++;
-    }
-
     private void violation(String what) {
         broken(new ProtocolViolation(this + ": the peer broke the transport's protocol with " + what
                 + "; the connection is closed"));
@@ -967,37 +926,34 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         ChannelPipeline p = pipeline();
         boolean delivered = false;
         int taken = 0;
-        while (queueCount > 0) {
-            int cell = queueFirst;
-            byte kind = queueKind[cell];
-            if (kind == RENDEZVOUS && queueRead[cell] != READ
-                    && !(inputShutdown && queueRead[cell] == NOT_READ)) {
-                break; // its read is not done: what came after it waits
+        while (queue.size() > 0) {
+            if (!queue.headReady(inputShutdown)) {
+                break; // a rendezvous whose read is not done: what came after it waits
             }
-            queueFirst = cell + 1 == queueKind.length ? 0 : cell + 1;
-            queueCount--;
+            int cell = queue.take();
+            byte kind = queue.kind(cell);
             taken++;
-            int slot = queueSlot[cell];
-            if (kind == END || kind == LOST) {
+            int slot = queue.slot(cell);
+            if (kind == ReceiveQueue.END || kind == ReceiveQueue.LOST) {
                 if (delivered) {
                     p.fireChannelReadComplete();
                 }
-                if (kind == END) {
+                if (kind == ReceiveQueue.END) {
                     endOfStream(ep, slot);
                 } else {
                     lost();
                 }
                 return taken;
             }
-            int length = queueLength[cell];
+            int length = queue.length(cell);
             ByteBuf buf = null;
-            if (kind == RENDEZVOUS) {
-                if (queueRead[cell] == READ) {
+            if (kind == ReceiveQueue.RENDEZVOUS) {
+                if (queue.wasRead(cell)) {
                     if (!inputShutdown) {
                         buf = config.baseAllocator().ioBuffer(length);
-                        buf.writeBytes(region, (int) (sinkBase + sinks.oldestOffset()), length);
+                        buf.writeBytes(region, (int) queue.oldestSink(), length);
                     }
-                    sinks.free();
+                    queue.freeSink();
                 }
                 releasesOwed++;
             } else if (!inputShutdown) { // shut by this side: dropped, as a socket's shut input drops
@@ -1021,39 +977,15 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     /**
-     * Posts the reads of the queued rendezvous messages, in their order, as far as the reads in flight, the send
-     * queue and the receiving half of the region allow.
-     */
-    private void startReads(RdmaEndpoint ep) {
-        int cell = queueFirst;
-        for (int k = 0; k < queueCount && readsInFlight < maxReads; k++, cell = cell + 1 == queueKind.length ? 0 : cell + 1) {
-            if (queueKind[cell] != RENDEZVOUS || queueRead[cell] != NOT_READ) {
-                continue;
-            }
-            if (inputShutdown || ep.inFlight() >= sendDepth) {
-                return;
-            }
-            long at = sinks.allocate(queueLength[cell]);
-            if (at < 0) {
-                return; // the deliveries before it free room
-            }
-            ep.read(sinkBase + at, queueLength[cell], queueRemote[cell], READ_WR | cell);
-            queueRead[cell] = READING;
-            readsInFlight++;
-        }
-    }
-
-    /**
      * Closing: the messages received and not delivered are dropped and their slots posted again, so that a peer
      * closing at the same time gets the credit for its own end of stream.
      */
     private void dropQueue(RdmaEndpoint ep) {
-        for (; queueCount > 0; queueCount--) {
-            int slot = queueSlot[queueFirst];
+        while (queue != null && queue.size() > 0) { // null: the endpoint came without usable slots (attach threw)
+            int slot = queue.slot(queue.take());
             if (slot >= 0) {
                 repost(ep, slot);
             }
-            queueFirst = queueFirst + 1 == queueKind.length ? 0 : queueFirst + 1;
         }
     }
 
@@ -1376,12 +1308,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 if (open) {
                     work += receive(ep); // always: a release may come (the messages wait in the queue)
                 }
-                if (open && queueCount > 0) {
+                if (open && queue.size() > 0) {
                     if (readPending || inputShutdown || config.isAutoRead()) {
                         work += deliver(ep);
                     }
-                    if (open && queueCount > 0 && sinks != null) {
-                        startReads(ep);
+                    if (open && queue.size() > 0) {
+                        queue.startReads(ep, sendDepth, inputShutdown);
                     }
                 }
                 if (repostFailure != null && open) {
