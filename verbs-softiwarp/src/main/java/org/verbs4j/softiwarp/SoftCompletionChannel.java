@@ -1,8 +1,6 @@
 package org.verbs4j.softiwarp;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Semaphore;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.verbs4j.api.CompletionChannel;
@@ -13,13 +11,15 @@ import org.verbs4j.api.spi.AbstractResource;
 /**
  * A completion channel in pure Java: an armed queue that fires counts an event on itself and releases one
  * permit here, and wakes the {@link SoftCompletionWaitSet}s the channel is in; {@link #awaitEvent} takes a permit
- * and the first queue with an event. {@link #wakeup} adds one permit, at most one pending. Firing allocates nothing
- * and takes no lock; only the waiting side blocks. There is no file descriptor behind it.
+ * and the first queue with an event. {@link #wakeup} adds one permit, at most one pending. Neither firing nor waiting
+ * allocates ({@link EventPermits}); firing takes no lock, only the waiting side blocks. There is no file descriptor
+ * behind it.
  */
 final class SoftCompletionChannel extends AbstractResource implements CompletionChannel {
     private final SoftDeviceContext context;
-    private final Semaphore events = new Semaphore(0);
-    private final List<SoftCompletionQueue> queues = new CopyOnWriteArrayList<>();
+    private final EventPermits events = new EventPermits();
+    /** The queues using the channel (copied on change, read per event without allocation). */
+    private volatile SoftCompletionQueue[] queues = new SoftCompletionQueue[0];
     private volatile boolean closing;
     /** A {@link #wakeup} whose permit no wait has taken yet. */
     private final AtomicBoolean woken = new AtomicBoolean();
@@ -32,30 +32,32 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
         describeForLeakReport(context.softDevice().name() + " completion channel");
     }
 
-    void attach(SoftCompletionQueue cq) {
-        queues.add(cq);
+    synchronized void attach(SoftCompletionQueue cq) {
+        SoftCompletionQueue[] a = Arrays.copyOf(queues, queues.length + 1);
+        a[a.length - 1] = cq;
+        queues = a;
     }
 
-    void detach(SoftCompletionQueue cq) {
-        queues.remove(cq);
+    synchronized void detach(SoftCompletionQueue cq) {
+        queues = Arrays.stream(queues).filter(x -> x != cq).toArray(SoftCompletionQueue[]::new);
     }
 
     /** Called by a queue that fired, after counting the event on itself. */
     void signal() {
-        events.release();
+        events.release(1);
         for (SoftCompletionWaitSet s : sets) {
             s.signal();
         }
     }
 
     synchronized void joined(SoftCompletionWaitSet set) {
-        SoftCompletionWaitSet[] a = java.util.Arrays.copyOf(sets, sets.length + 1);
+        SoftCompletionWaitSet[] a = Arrays.copyOf(sets, sets.length + 1);
         a[a.length - 1] = set;
         sets = a;
     }
 
     synchronized void left(SoftCompletionWaitSet set) {
-        sets = java.util.Arrays.stream(sets).filter(x -> x != set).toArray(SoftCompletionWaitSet[]::new);
+        sets = Arrays.stream(sets).filter(x -> x != set).toArray(SoftCompletionWaitSet[]::new);
     }
 
     /** {@return whether closed or being closed} For a wait set, which then refuses to wait on it. */
@@ -87,7 +89,7 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     @Override
     public void wakeup() {
         if (!closing && !woken.getAndSet(true)) {
-            events.release();
+            events.release(1);
         }
     }
 
@@ -154,6 +156,6 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
 
     @Override
     protected void destroy() {
-        queues.clear();
+        queues = new SoftCompletionQueue[0];
     }
 }
