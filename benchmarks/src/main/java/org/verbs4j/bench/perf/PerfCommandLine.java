@@ -55,6 +55,9 @@ final class PerfCommandLine {
             PerfOptions.DEF_CQ_MOD, "Generate Cqe only after N completions (bandwidth tests)");
     static final Option<Boolean> NO_PEAK = Option.flag('N', "noPeak", "Cancel peak-bw calculation (bandwidth tests)");
     static final Option<Boolean> VERSION = Option.flag('V', "version", "Display version number");
+    static final Option<Boolean> EVENTS = Option.flag('e', "events", "Sleep on CQ events (default poll)");
+    static final Option<Integer> VECTOR = Option.of('X', "vector", "NUM", Values.intIn(0, PerfOptions.MAX_EQ_NUM), 0,
+            "Set <completion vector> used for events");
     static final Option<Boolean> HISTOGRAM = Option.flag('H', "report-histogrm", "Print out all results (latency tests)");
     static final Option<Boolean> UNSORTED = Option.flag('U', "report-unsorted",
             "Print out unsorted results (latency tests)");
@@ -71,8 +74,7 @@ final class PerfCommandLine {
 
     /** perftest's options verbs4j-perf does not implement: letter (or none), long name, what it does. */
     private static final Object[][] REFUSED = {
-        {'q', "qp", "several queue pairs"}, {'e', "events", "completion events"},
-        {'X', "vector", "completion vectors"}, {'g', "mcg", "multicast"},
+        {'q', "qp", "several queue pairs"}, {'g', "mcg", "multicast"},
         {'z', "comm_rdma_cm", "the exchange over rdma_cm"}, {'L', "hop_limit", "raw Ethernet"},
         {'M', "MGID", "multicast"}, {'b', "bidirectional", "both directions at once"},
         {'C', "report-cycles", "verbs4j-perf times in nanoseconds, not cycles"}, {'A', "atomic_type", "atomics"},
@@ -130,16 +132,16 @@ final class PerfCommandLine {
                 .refusal("is not implemented by verbs4j-perf")
                 .note("Tests: " + TESTS + " (as rdma-core perftest's ib_*)");
         if (test == null) {
-            p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU, ITERS, NO_PEAK,
-                    OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM, SIZE, SL, TX_DEPTH, TOS, QP_TIMEOUT, UNSORTED, VERSION,
-                    GID_INDEX, REPORT_GBITS, WARMUP, NO_WARMUP);
+            p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU, ITERS,
+                    NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM, SIZE, SL, TX_DEPTH, TOS, QP_TIMEOUT, UNSORTED, VERSION,
+                    GID_INDEX, VECTOR, REPORT_GBITS, WARMUP, NO_WARMUP);
         } else {
-            p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU,
+            p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU,
                     ITERS.withDefault(test == PerfTest.WRITE_BW ? PerfOptions.DEF_ITERS_WRITE_BW : PerfOptions.DEF_ITERS),
                     NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM,
                     SIZE.withDefault((long) (test.bandwidth ? PerfOptions.DEF_SIZE_BW : PerfOptions.DEF_SIZE_LAT)), SL,
                     TX_DEPTH.withDefault(test.bandwidth ? PerfOptions.DEF_TX_BW : PerfOptions.DEF_TX_LAT), TOS, QP_TIMEOUT,
-                    UNSORTED, VERSION, GID_INDEX, REPORT_GBITS, WARMUP, NO_WARMUP);
+                    UNSORTED, VERSION, GID_INDEX, VECTOR, REPORT_GBITS, WARMUP, NO_WARMUP);
         }
         for (Object[] r : REFUSED) {
             p.add(Option.unsupported(r[0] == null ? Option.NO_SHORT : (Character) r[0], (String) r[1], (String) r[2]));

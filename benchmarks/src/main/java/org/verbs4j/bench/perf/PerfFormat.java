@@ -22,9 +22,10 @@ public final class PerfFormat {
     private PerfFormat() {
     }
 
-    /** What the header block shows (perftest's {@code ctx_print_test_info}). */
+    /** What the header block shows (perftest's {@code ctx_print_test_info}); {@code eventVector} -1 without -e. */
     record Header(PerfTest test, String device, String transport, boolean client, int txDepth, int rxDepth, int cqMod,
-            int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm, int tos) {
+            int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm, int tos,
+            int eventVector) {
     }
 
     /** The header block, from the separator above the title to the separator below it. */
@@ -32,6 +33,9 @@ public final class PerfFormat {
         List<String> l = new ArrayList<>();
         l.add(RESULT_LINE);
         l.add("                    " + h.test().title());
+        if (h.eventVector() >= 0) {
+            l.add(" Test with events. Using " + h.device() + "_comp" + h.eventVector());
+        }
         l.add(" Dual-port       : OFF\t\tDevice         : " + h.device());
         l.add(" Number of qps   : 1\t\tTransport type : " + h.transport());
         l.add(" Connection type : RC\t\tUsing SRQ      : OFF");

@@ -36,6 +36,7 @@ public final class PerfOptions implements Cloneable {
     static final int MAX_INLINE = 912;
     static final int MSG_SIZE_CQ_MOD_LIMIT = 8192;
     static final int NO_PEAK_ITERS = 20000;
+    static final int MAX_EQ_NUM = 2048;
 
     final PerfTest test;
     int port = DEF_PORT;
@@ -66,6 +67,9 @@ public final class PerfOptions implements Cloneable {
     boolean unsorted;
     int duration;
     boolean reportGbits;
+    /** {@code -e}: sleep on completion events instead of polling; {@code -X}: the completion vector of the queues. */
+    boolean events;
+    int eqNum;
     /**
      * verbs4j ({@code --warmup ITERS}): iterations of an unmeasured run of the same loop with the peer before each
      * measured one (JIT warm-up); the peer must be verbs4j-perf with the same value.
@@ -113,6 +117,15 @@ public final class PerfOptions implements Cloneable {
         unsorted = c.get(PerfCommandLine.UNSORTED);
         duration = c.get(PerfCommandLine.DURATION);
         reportGbits = c.get(PerfCommandLine.REPORT_GBITS);
+        events = c.get(PerfCommandLine.EVENTS);
+        eqNum = c.get(PerfCommandLine.VECTOR);
+        if ((events || c.given(PerfCommandLine.VECTOR)) && test.verb == PerfTest.Verb.WRITE) {
+            throw new UsageException("Events feature not available on WRITE verb (-e, -X): the write tests spin on "
+                    + "memory, not on a completion queue");
+        }
+        if (c.given(PerfCommandLine.VECTOR) && !events) {
+            throw new UsageException("Events must be enabled to select a completion vector (-X needs -e)");
+        }
         warmup = c.get(PerfCommandLine.WARMUP);
         boolean noWarmup = c.get(PerfCommandLine.NO_WARMUP);
         if (noWarmup && warmup > 0) {
@@ -229,6 +242,9 @@ public final class PerfOptions implements Cloneable {
                 throw new UsageException("--warmup ITERS is for iteration runs; with -D the local warm-up runs the loop for "
                         + LocalWarmUp.DURATION_SECONDS + " s (--no-warmup: none)");
             }
+            if (events) {
+                throw new UsageException("Duration mode doesn't work with events (-D, -e).");
+            }
             if (!(duration > 2 * margin())) {
                 throw new UsageException("please check that DURATION > 2*MARGIN");
             }
@@ -241,7 +257,7 @@ public final class PerfOptions implements Cloneable {
                 rxDepth = iters;
             }
         }
-        if (size > MSG_SIZE_CQ_MOD_LIMIT && !all && !cqModGiven) {
+        if (size > MSG_SIZE_CQ_MOD_LIMIT && !all && !cqModGiven && !events) {
             cqMod = 1;
         }
         if (cqMod > txDepth) {

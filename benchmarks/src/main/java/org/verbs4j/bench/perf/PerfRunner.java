@@ -1,6 +1,8 @@
 package org.verbs4j.bench.perf;
 
 import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
+import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
@@ -18,6 +20,11 @@ import org.verbs4j.api.WorkCompletions;
  * one unsignaled copy, so a post never rewrites a request), the receive request, the completion array and the
  * time-stamp arrays. Inside a loop there is no allocation: posts and polls go through the flyweights, time
  * stamps are {@link System#nanoTime()} into a {@code long[]}.
+ *
+ * <p>With {@code -e} a loop sleeps on the queue's completion channel where it would spin on an empty queue, and only
+ * when a completion is due (a signaled request is outstanding, or a receive is expected): it takes the event, arms
+ * the queue again and polls again, as perftest's {@code ctx_notify_events}. Both queues are armed when they are made,
+ * so a completion that comes between the empty poll and the sleep has fired its event already.
  */
 final class PerfRunner implements AutoCloseable {
     /** System property: print the bytes each measured loop allocated on the Java heap (stderr). */
@@ -40,6 +47,9 @@ final class PerfRunner implements AutoCloseable {
     private final QueuePair qp;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
+    /** {@code -e}: the queues' channels; null when the loops spin. */
+    private final CompletionChannel sendChannel;
+    private final CompletionChannel recvChannel;
     private final MemoryRegion mr;
     private final SendRequests signaled = SendRequests.allocate(1, 1);
     private final SendRequests unsignaled = SendRequests.allocate(1, 1);
@@ -68,6 +78,8 @@ final class PerfRunner implements AutoCloseable {
         this.qp = s.qp;
         this.sendCq = s.sendCq;
         this.recvCq = s.recvCq;
+        this.sendChannel = s.sendChannel;
+        this.recvChannel = s.recvChannel;
         this.mr = s.mr;
         int n = o.isDuration() ? 1 : Math.max(o.iters, o.warmup);
         this.posted = new long[n];
@@ -178,6 +190,8 @@ final class PerfRunner implements AutoCloseable {
         final int cqMod = o.cqMod;
         final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
         final long[] t = posted;
+        final CompletionChannel sch = sendChannel;
+        final CompletionChannel rch = recvChannel;
         long scnt = 0;
         long rcnt = 0;
         long sampled = 0;
@@ -190,6 +204,9 @@ final class PerfRunner implements AutoCloseable {
                 int ne;
                 do {
                     ne = recvCq.poll(wc, 1);
+                    if (ne == 0 && rch != null) {
+                        sleepOn(rch);
+                    }
                 } while (ne == 0 && !(duration && clock.ended()));
                 if (ne > 0) {
                     check(0, RECEIVE, scnt, rcnt);
@@ -215,6 +232,9 @@ final class PerfRunner implements AutoCloseable {
                     int ne;
                     do {
                         ne = sendCq.poll(wc, 1);
+                        if (ne == 0 && sch != null) {
+                            sleepOn(sch);
+                        }
                     } while (ne == 0);
                     check(0, SEND, scnt, rcnt);
                 }
@@ -286,6 +306,7 @@ final class PerfRunner implements AutoCloseable {
         final boolean duration = o.isDuration();
         final DurationClock clock = duration ? new DurationClock(o.duration, o.margin()) : null;
         final long[] t = posted;
+        final CompletionChannel sch = sendChannel;
         long scnt = 0;
         long sampled = 0;
         if (clock != null) {
@@ -301,6 +322,9 @@ final class PerfRunner implements AutoCloseable {
             int ne;
             do {
                 ne = sendCq.poll(wc, 1);
+                if (ne == 0 && sch != null) {
+                    sleepOn(sch);
+                }
             } while (ne == 0);
             check(0, READ, scnt, scnt);
             if (duration && clock.sampling()) {
@@ -333,6 +357,9 @@ final class PerfRunner implements AutoCloseable {
         final long[] tc = completed;
         final MemoryRegion m = mr;
         final int op = o.test.verb == PerfTest.Verb.SEND ? SEND : o.test.verb == PerfTest.Verb.WRITE ? WRITE : READ;
+        final CompletionChannel sch = sendChannel;
+        // the signaled requests: every cqMod-th, and the last (-e runs have no duration)
+        final long lastSignal = iters % cqMod != 0 ? 1 : 0;
         long scnt = 0;
         long ccnt = 0;
         long sampled = 0;
@@ -360,6 +387,11 @@ final class PerfRunner implements AutoCloseable {
             }
             if (ccnt < iters || duration && ccnt < scnt) {
                 int ne = sendCq.poll(wc, POLL_BATCH);
+                // sleep only for a signaled request in flight: with credits (not the queue) holding the posts back,
+                // none may be (then this spins, as without -e, until a credit comes)
+                if (ne == 0 && sch != null && scnt / cqMod + (scnt == iters ? lastSignal : 0) > ccnt / cqMod) {
+                    sleepOn(sch);
+                }
                 for (int i = 0; i < ne; i++) {
                     check(i, op, scnt, ccnt);
                     ccnt += cqMod;
@@ -399,8 +431,12 @@ final class PerfRunner implements AutoCloseable {
         int creditsInFlight = 0;
         boolean first = true;
         final long allocBefore = allocated();
+        final CompletionChannel rch = recvChannel;
         while (rcnt < iters || duration && !clock.ended()) {
             int ne = recvCq.poll(wc, POLL_BATCH);
+            if (ne == 0 && rch != null) {
+                sleepOn(rch); // a receive is due
+            }
             if (ne > 0 && first) {
                 first = false;
                 if (duration) {
@@ -444,12 +480,29 @@ final class PerfRunner implements AutoCloseable {
         finishDuration(clock, sampled);
     }
 
+    /** Polls the credit writes' completions (called with one in flight at least; with -e sleeps for one). */
     private int reapCredits() {
         int ne = sendCq.poll(creditWc, POLL_BATCH);
+        if (ne == 0 && sendChannel != null) {
+            sleepOn(sendChannel);
+        }
         for (int i = 0; i < ne; i++) {
             check(creditWc, i, CREDIT, 0, 0);
         }
         return ne;
+    }
+
+    /**
+     * {@code -e}: waits for the channel's next event, then arms its queue again (perftest's
+     * {@code ctx_notify_events}: {@code ibv_get_cq_event}, {@code ibv_ack_cq_events}, {@code ibv_req_notify_cq}).
+     * The caller polls again; an event for a completion it polled already costs one empty poll.
+     */
+    private static void sleepOn(CompletionChannel channel) {
+        CompletionQueue fired;
+        do {
+            fired = channel.awaitEvent(1, TimeUnit.SECONDS);
+        } while (fired == null);
+        fired.requestNotify(false);
     }
 
     private void finishDuration(DurationClock clock, long sampled) {

@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import org.verbs4j.api.Access;
+import org.verbs4j.api.CompletionChannel;
 import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceAttributes;
 import org.verbs4j.api.DeviceContext;
@@ -63,6 +64,9 @@ final class PerfSession implements AutoCloseable {
     ProtectionDomain pd;
     CompletionQueue sendCq;
     CompletionQueue recvCq;
+    /** {@code -e}: the queues' completion channels, as perftest's (null without events). */
+    CompletionChannel sendChannel;
+    CompletionChannel recvChannel;
     MemoryRegion mr;
     QueuePair qp;
     FabricProvider fabric;
@@ -136,7 +140,7 @@ final class PerfSession implements AutoCloseable {
     }
 
     private void connectByHand(Runnable beforeConnect, Runnable header) {
-        RdmaDevice device = findDevice();
+        RdmaDevice device = findDevice(o);
         ctx = device.open();
         ownContext = true;
         port = ctx.queryPort(o.ibPort);
@@ -301,6 +305,10 @@ final class PerfSession implements AutoCloseable {
         sendCq = null;
         closeQuietly(recvCq);
         recvCq = null;
+        closeQuietly(sendChannel);
+        sendChannel = null;
+        closeQuietly(recvChannel);
+        recvChannel = null;
         closeQuietly(pd);
         pd = null;
     }
@@ -337,7 +345,27 @@ final class PerfSession implements AutoCloseable {
         return new PerfWire.Keys(lid, outReads, qpn, psnValue, mr.rkey(), vaddr, gid, 0);
     }
 
-    private RdmaDevice findDevice() {
+    /**
+     * {@code -e -X}: perftest's check of the completion vector against the device, before anything reaches the peer.
+     * With {@code -R} and no {@code -d} the device is known only once connected: {@link #createResources} checks then.
+     */
+    static void checkVectorEarly(PerfOptions o) {
+        if (!o.events || o.eqNum == 0 || o.rdmaCm && o.device == null) {
+            return;
+        }
+        try (DeviceContext c = findDevice(o).open()) {
+            checkVector(c, o);
+        }
+    }
+
+    private static void checkVector(DeviceContext c, PerfOptions o) {
+        if (o.eqNum >= c.numCompVectors()) {
+            throw new PerfFailure("Completion vector specified is invalid (-X " + o.eqNum + "): " + c.device().name()
+                    + " has " + c.numCompVectors() + ", so the largest is " + (c.numCompVectors() - 1));
+        }
+    }
+
+    private static RdmaDevice findDevice(PerfOptions o) {
         List<RdmaDevice> devices = Rdma.devices();
         if (devices.isEmpty()) {
             throw new PerfFailure("No IB devices found (is an RDMA driver loaded? check ibv_devices)");
@@ -394,9 +422,20 @@ final class PerfSession implements AutoCloseable {
         mtu = port.activeMtu() != null ? port.activeMtu() : Mtu.MTU_1024;
         pd = ctx.allocProtectionDomain();
         int sendDepth = o.txDepth + (o.test == PerfTest.SEND_BW ? PerfOptions.DEF_TX_BW : 0);
-        sendCq = ctx.createCompletionQueue(sendDepth + 1);
         int recvDepth = o.test.verb == PerfTest.Verb.SEND ? o.rxDepth : 1;
-        recvCq = ctx.createCompletionQueue(recvDepth + 1);
+        if (o.events) {
+            checkVector(ctx, o);
+            // perftest's: a channel per queue, both queues armed before the test (each event re-arms its queue)
+            sendChannel = ctx.createCompletionChannel();
+            recvChannel = ctx.createCompletionChannel();
+            sendCq = ctx.createCompletionQueue(sendDepth + 1, sendChannel, o.eqNum);
+            recvCq = ctx.createCompletionQueue(recvDepth + 1, recvChannel, o.eqNum);
+            sendCq.requestNotify(false);
+            recvCq.requestNotify(false);
+        } else {
+            sendCq = ctx.createCompletionQueue(sendDepth + 1);
+            recvCq = ctx.createCompletionQueue(recvDepth + 1);
+        }
         // iWARP places an RDMA READ response like a write: the sink needs REMOTE_WRITE (it has it here anyway)
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | fabric.readSinkExtraAccess();
         mr = pd.allocateMemory(2 * slot + CREDIT_BYTES, access);
@@ -427,7 +466,8 @@ final class PerfSession implements AutoCloseable {
         return new PerfFormat.Header(o.test, deviceName, transport == TransportType.IWARP ? "IW"
                 : transport == TransportType.IB ? "IB" : "Unknown", o.isClient(), o.txDepth, o.rxDepth, o.cqMod, mtuBytes,
                 link == LinkLayer.ETHERNET ? "Ethernet" : link == LinkLayer.INFINIBAND || link == LinkLayer.UNSPECIFIED ? "IB"
-                        : "Unknown", sourceGid == null ? -1 : sourceGid.index(), inlineSize, outReads, o.rdmaCm, o.tos);
+                        : "Unknown", sourceGid == null ? -1 : sourceGid.index(), inlineSize, outReads, o.rdmaCm, o.tos,
+                o.events ? o.eqNum : -1);
     }
 
     @Override
@@ -446,6 +486,8 @@ final class PerfSession implements AutoCloseable {
         closeQuietly(mr);
         closeQuietly(sendCq);
         closeQuietly(recvCq);
+        closeQuietly(sendChannel);
+        closeQuietly(recvChannel);
         closeQuietly(pd);
         if (ownContext) {
             closeQuietly(ctx);

@@ -116,6 +116,7 @@ public final class VerbsPerf {
         if (Boolean.getBoolean(CLOCK_COST)) {
             err.printf(java.util.Locale.ROOT, "verbs4j-perf: System.nanoTime() takes %.0f ns here%n", clockCostNanos());
         }
+        PerfSession.checkVectorEarly(o);
         if (o.localWarmup) {
             // before the exchange exists: the peer (perhaps C perftest) sees nothing of it; a server prints its
             // "Waiting for client" banner (scripts wait for it) only once it is about to listen

@@ -69,7 +69,7 @@ class PerfFormatTest {
     @Test
     void headerBlockOfAClientAndOfAServer() {
         List<String> client = PerfFormat.header(new PerfFormat.Header(PerfTest.SEND_LAT, "rxe0", "IB", true, 1, 200, 1, 1024,
-                "Ethernet", 1, 0, 128, false, -1));
+                "Ethernet", 1, 0, 128, false, -1, -1));
         assertEquals(List.of(PerfFormat.RESULT_LINE,
                 "                    Send Latency Test",
                 " Dual-port       : OFF\t\tDevice         : rxe0",
@@ -86,9 +86,10 @@ class PerfFormatTest {
                 " Data ex. method : Ethernet",
                 PerfFormat.RESULT_LINE), client);
         List<String> server = PerfFormat.header(new PerfFormat.Header(PerfTest.READ_BW, "siw0", "IW", false, 128, 1, 100,
-                1024, "Ethernet", 0, 0, 128, true, -1));
+                1024, "Ethernet", 0, 0, 128, true, -1, 0));
         assertEquals(List.of(PerfFormat.RESULT_LINE,
                 "                    RDMA_Read BW Test",
+                " Test with events. Using siw0_comp0",
                 " Dual-port       : OFF\t\tDevice         : siw0",
                 " Number of qps   : 1\t\tTransport type : IW",
                 " Connection type : RC\t\tUsing SRQ      : OFF",

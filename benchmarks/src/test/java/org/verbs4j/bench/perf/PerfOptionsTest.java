@@ -111,6 +111,26 @@ class PerfOptionsTest {
     }
 
     @Test
+    void eventsAsPerftestTakesThem() throws Exception {
+        PerfOptions e = parse(PerfTest.SEND_LAT, "-e", "h");
+        assertTrue(e.events);
+        assertEquals(0, e.eqNum);
+        assertFalse(parse(PerfTest.SEND_LAT, "h").events);
+        assertEquals(3, parse(PerfTest.READ_BW, "--events", "--vector=3", "h").eqNum);
+        // perftest keeps CQ moderation with events above 8 KiB (it turns it off without them)
+        assertEquals(1, parse(PerfTest.SEND_BW, "-s", "65536", "h").cqMod);
+        assertEquals(100, parse(PerfTest.SEND_BW, "-s", "65536", "-e", "h").cqMod);
+        for (PerfTest write : new PerfTest[] {PerfTest.WRITE_LAT, PerfTest.WRITE_BW}) {
+            assertTrue(error(write, "-e").startsWith("Events feature not available on WRITE verb (-e, -X)"));
+            assertTrue(error(write, "-e", "-X", "1").startsWith("Events feature not available on WRITE verb"));
+        }
+        assertEquals("Events must be enabled to select a completion vector (-X needs -e)",
+                error(PerfTest.SEND_LAT, "-X", "1"));
+        assertEquals("Duration mode doesn't work with events (-D, -e).", error(PerfTest.SEND_BW, "-e", "-D", "4"));
+        assertEquals("option -X: 2049 is not between 0 and 2048", error(PerfTest.SEND_LAT, "-e", "-X", "2049"));
+    }
+
+    @Test
     void refusedAndWrongOptionsSayWhat() {
         assertEquals("option -b (--bidirectional, both directions at once) is not implemented by verbs4j-perf",
                 error(PerfTest.SEND_BW, "-b"));

@@ -118,6 +118,39 @@ class PerftestInteropIT {
         return t.isBandwidth() ? List.of(2L, 65536L) : List.of(2L, 4096L);
     }
 
+    /** The tests with a completion queue to sleep on (perftest refuses -e for the write tests): on rxe0 and siw0. */
+    static Stream<Arguments> eventTests() {
+        List<Arguments> a = new ArrayList<>();
+        for (Fabric f : Fabric.values()) {
+            for (PerfTest t : PerfTest.values()) {
+                if (t.verb() != PerfTest.Verb.WRITE && (f == Fabric.RXE || t.verb() == PerfTest.Verb.SEND)) {
+                    for (Role r : Role.values()) {
+                        a.add(Arguments.of(f, t, r));
+                    }
+                }
+            }
+        }
+        return a.stream();
+    }
+
+    /**
+     * {@code -e} on both sides: each sleeps on its completion channels instead of polling its queues. rxe0 over
+     * perftest's TCP exchange (send and read tests, at 2 B and 64 KiB for bandwidth), siw0 with {@code -R} (the send
+     * tests: siw0's send_bw runs on receive credits, where a sender must not sleep with no signaled request out).
+     */
+    @ParameterizedTest(name = "-e on {0}, {1}, {2}")
+    @MethodSource("eventTests")
+    void withEventsOnBothSides(Fabric f, PerfTest t, Role role) throws Exception {
+        long size = t.isBandwidth() ? 65536 : 2;
+        int port = NEXT_PORT.getAndIncrement();
+        List<String> common = f == Fabric.RXE
+                ? List.of("-d", f.device(), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"), "-e", "-p", Integer.toString(port),
+                        "-s", Long.toString(size), "-n", Integer.toString(ITERS))
+                : List.of("-d", f.device(), "-R", "-e", "-p", Integer.toString(port), "-s", Long.toString(size), "-n",
+                        Integer.toString(ITERS));
+        runPair(t, role, size, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
+    }
+
     /**
      * A peer that is not perftest on the rdma_cm exchange: rdma-core's {@code rping} client, whose first SEND (16
      * bytes: its buffer's address, rkey and size) arrives where perftest's version is. The verbs4j-perf server
@@ -278,6 +311,10 @@ class PerftestInteropIT {
         }
         // verbs4j-perf's default local warm-up ran before the exchange, with a C peer, and was not counted
         PerfSide jSide = role == Role.C_SERVER ? client : server;
+        if (common.contains("-e")) {
+            assertTrue(jSide.out().contains(" Test with events. Using " + common.get(common.indexOf("-d") + 1) + "_comp0")
+                    && cSide.out().contains(" Test with events."), "both headers say events\n" + d);
+        }
         String warm = jSide.err().lines().filter(l -> l.startsWith("verbs4j-perf: warm-up: ")).findFirst().orElse(null);
         if (warmUp) {
             assertTrue(warm != null && warm.contains("on a local loopback pair") && warm.contains("not counted"),
