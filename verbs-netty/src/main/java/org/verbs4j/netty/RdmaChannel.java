@@ -1368,7 +1368,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         /**
          * A close whose end-of-stream message has no send credit yet waits for one off the event loop, bounded by
          * the endpoint's time-out: the peer reads (with auto-read off, maybe much later), returns credits, then gets
-         * the end of stream after all the data. The loop no longer polls the channel meanwhile.
+         * the end of stream after all the data. The loop no longer polls the channel meanwhile. When the loop's group
+         * shuts down, the close waits on the loop instead.
          */
         @Override
         protected Executor prepareToClose() {
@@ -1386,6 +1387,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 return null; // it goes at once, on the loop
             }
             closeWaitsForCredit = true;
+            if (eventLoop().isShuttingDown()) {
+                // the group shuts down (it closes its channels): the loop may stop taking tasks before a close off
+                // it ends, and Netty hands channelInactive back to the loop as a task; so the wait is here, on the
+                // loop, which ends the shutdown up to the endpoint's time-out later
+                return null;
+            }
             open = false; // poll() leaves the endpoint to the closing thread from here on
             active = false;
             return CONNECTOR;

@@ -562,6 +562,43 @@ class RdmaChannelTest {
         }
     }
 
+    /**
+     * The same close without credits, made by the writer's event loop group shutting down (Netty closes every channel
+     * of a loop that shuts down): the writer's close still waits for a credit and ends the stream, and its own
+     * pipeline still gets channelInactive, although the loop stops taking tasks meanwhile.
+     */
+    @Test
+    void aGroupShutdownWithoutCreditsStillEndsTheStreamAndFiresInactive() throws Exception {
+        LazyReader lazy = new LazyReader();
+        Watch writer = new Watch();
+        try (Loopback lo = new Loopback().serve(lazy, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(writer);
+            ChannelHandlerContext ctx = lazy.active.get(10, TimeUnit.SECONDS);
+            int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
+            for (int i = 0; i < depth; i++) {
+                ch.write(Unpooled.wrappedBuffer(random(Loopback.PAYLOAD, i)));
+            }
+            ch.flush();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long credits;
+            while ((credits = ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get()) > 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(0, credits, "the writer has used every credit");
+            io.netty.util.concurrent.Future<?> shutdown = lo.clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+            Thread.sleep(300);
+            assertEquals(0, lazy.read.get(), "auto-read off: read before asked");
+            ctx.channel().config().setAutoRead(true);
+            assertTrue(lazy.inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
+            assertEquals(null, lazy.failure.get(), "the end of stream came, not a lost connection");
+            assertEquals((long) depth * Loopback.PAYLOAD, lazy.read.get(), "all the data before the end");
+            assertTrue(writer.inactive.await(10, TimeUnit.SECONDS), "the writer's pipeline saw no channelInactive");
+            assertTrue(shutdown.await(10, TimeUnit.SECONDS), "the writer's group ended");
+            assertFalse(ch.isOpen());
+        }
+    }
+
     /** {@code Bootstrap.localAddress}: the client's connection leaves from that address and port. */
     @Test
     void aClientBindsItsLocalAddress() throws Exception {
