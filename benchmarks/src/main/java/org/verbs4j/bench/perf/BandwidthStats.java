@@ -22,6 +22,15 @@ public final class BandwidthStats {
     }
 
     /**
+     * perftest's {@code print_full_bw_report} of a bidirectional run: this side's size and iterations, the peak, the
+     * average and the message rate of both directions added.
+     */
+    static Result sum(Result mine, Result theirs) {
+        return new Result(mine.bytes(), mine.iterations(), mine.peak() + theirs.peak(), mine.average() + theirs.average(),
+                mine.msgRateMpps() + theirs.msgRateMpps());
+    }
+
+    /**
      * Report of a run with time stamps.
      *
      * @param noPeak when set, only {@code posted[0]} (start) and {@code completed[0]} (end) are read and the

@@ -54,6 +54,8 @@ final class PerfCommandLine {
     static final Option<Integer> CQ_MOD = Option.of('Q', "cq-mod", "N", Values.intIn(1, PerfOptions.MAX_CQ_MOD),
             PerfOptions.DEF_CQ_MOD, "Generate Cqe only after N completions (bandwidth tests)");
     static final Option<Boolean> NO_PEAK = Option.flag('N', "noPeak", "Cancel peak-bw calculation (bandwidth tests)");
+    static final Option<Boolean> BIDIRECTIONAL = Option.flag('b', "bidirectional",
+            "Measure bidirectional bandwidth (write_bw, read_bw; both sides give it)");
     static final Option<Boolean> VERSION = Option.flag('V', "version", "Display version number");
     static final Option<Boolean> EVENTS = Option.flag('e', "events", "Sleep on CQ events (default poll)");
     static final Option<Integer> VECTOR = Option.of('X', "vector", "NUM", Values.intIn(0, PerfOptions.MAX_EQ_NUM), 0,
@@ -76,7 +78,7 @@ final class PerfCommandLine {
     private static final Object[][] REFUSED = {
         {'q', "qp", "several queue pairs"}, {'g', "mcg", "multicast"},
         {'z', "comm_rdma_cm", "the exchange over rdma_cm"}, {'L', "hop_limit", "raw Ethernet"},
-        {'M', "MGID", "multicast"}, {'b', "bidirectional", "both directions at once"},
+        {'M', "MGID", "multicast"},
         {'C', "report-cycles", "verbs4j-perf times in nanoseconds, not cycles"}, {'A', "atomic_type", "atomics"},
         {'O', "dualport", "both ports"}, {'l', "post_list", "lists of work requests"}, {'f', "margin", "a margin"},
         {'B', "source_mac", "raw Ethernet"}, {'E', "dest_mac", "raw Ethernet"}, {'J', "dest_ip", "raw Ethernet"},
@@ -132,11 +134,13 @@ final class PerfCommandLine {
                 .refusal("is not implemented by verbs4j-perf")
                 .note("Tests: " + TESTS + " (as rdma-core perftest's ib_*)");
         if (test == null) {
-            p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU, ITERS,
+            p.add(ALL, BIDIRECTIONAL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE,
+                    MTU, ITERS,
                     NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM, SIZE, SL, TX_DEPTH, TOS, QP_TIMEOUT, UNSORTED, VERSION,
                     GID_INDEX, VECTOR, REPORT_GBITS, WARMUP, NO_WARMUP);
         } else {
-            p.add(ALL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE, MTU,
+            p.add(ALL, BIDIRECTIONAL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT,
+                    INLINE, MTU,
                     ITERS.withDefault(test == PerfTest.WRITE_BW ? PerfOptions.DEF_ITERS_WRITE_BW : PerfOptions.DEF_ITERS),
                     NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM,
                     SIZE.withDefault((long) (test.bandwidth ? PerfOptions.DEF_SIZE_BW : PerfOptions.DEF_SIZE_LAT)), SL,

@@ -25,14 +25,15 @@ public final class PerfFormat {
     /** What the header block shows (perftest's {@code ctx_print_test_info}); {@code eventVector} -1 without -e. */
     record Header(PerfTest test, String device, String transport, boolean client, int txDepth, int rxDepth, int cqMod,
             int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm, int tos,
-            int eventVector) {
+            int eventVector, boolean duplex) {
     }
 
     /** The header block, from the separator above the title to the separator below it. */
     static List<String> header(Header h) {
         List<String> l = new ArrayList<>();
         l.add(RESULT_LINE);
-        l.add("                    " + h.test().title());
+        l.add("                    " + (h.duplex() ? h.test().title().replace(" BW ", " Bidirectional BW ")
+                : h.test().title()));
         if (h.eventVector() >= 0) {
             l.add(" Test with events. Using " + h.device() + "_comp" + h.eventVector());
         }
@@ -41,7 +42,7 @@ public final class PerfFormat {
         l.add(" Connection type : RC\t\tUsing SRQ      : OFF");
         l.add(" PCIe relax order: OFF");
         l.add(" ibv_wr* API     : OFF");
-        if (h.client()) {
+        if (h.client() || h.duplex()) {
             l.add(" TX depth        : " + h.txDepth());
         }
         if (h.test().verb == PerfTest.Verb.SEND && !h.client()) {

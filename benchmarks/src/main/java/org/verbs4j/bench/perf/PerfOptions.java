@@ -70,6 +70,8 @@ public final class PerfOptions implements Cloneable {
     /** {@code -e}: sleep on completion events instead of polling; {@code -X}: the completion vector of the queues. */
     boolean events;
     int eqNum;
+    /** {@code -b}: both sides run the bandwidth loop at once, each printing the sum of both directions. */
+    boolean duplex;
     /**
      * verbs4j ({@code --warmup ITERS}): iterations of an unmeasured run of the same loop with the peer before each
      * measured one (JIT warm-up); the peer must be verbs4j-perf with the same value.
@@ -117,6 +119,14 @@ public final class PerfOptions implements Cloneable {
         unsorted = c.get(PerfCommandLine.UNSORTED);
         duration = c.get(PerfCommandLine.DURATION);
         reportGbits = c.get(PerfCommandLine.REPORT_GBITS);
+        duplex = c.get(PerfCommandLine.BIDIRECTIONAL);
+        if (duplex && !test.bandwidth) {
+            throw new UsageException("Bidirectional is only available in BW test (-b)");
+        }
+        if (duplex && test.verb == PerfTest.Verb.SEND) {
+            throw new UsageException("option -b (--bidirectional) of send_bw is not implemented by verbs4j-perf "
+                    + "(write_bw and read_bw have it)");
+        }
         events = c.get(PerfCommandLine.EVENTS);
         eqNum = c.get(PerfCommandLine.VECTOR);
         if ((events || c.given(PerfCommandLine.VECTOR)) && test.verb == PerfTest.Verb.WRITE) {

@@ -68,7 +68,7 @@ final class PerfReport {
         BandwidthStats.Result r;
         if (t == PerfTest.SEND_BW && !client) {
             r = BandwidthStats.duration(size, o.iters, completed[0] - posted[0], o.reportGbits);
-        } else if (client) {
+        } else if (client || o.duplex) {
             r = BandwidthStats.compute(size, o.iters, posted, completed, o.cqMod, o.noPeak, o.reportGbits);
         } else {
             r = null;
@@ -82,7 +82,9 @@ final class PerfReport {
             return;
         }
         last = measured;
-        bandwidthLine(measured);
+        if (!o.duplex) {
+            bandwidthLine(measured); // -b: printed with the peer's direction added, once both are measured (PerfRun)
+        }
     }
 
     /** {@code -U}: the unsorted samples; {@code -H}: the sorted, trimmed ones; then the columns again. */

@@ -39,7 +39,8 @@ final class PerfRun {
         PerfTest t = o.test;
         boolean warm = o.warmup > 0;
         // the servers that only wait: read_lat's, write_bw's and read_bw's (write_lat's server ping-pongs)
-        boolean passiveServer = !client && (t == PerfTest.READ_LAT || t == PerfTest.WRITE_BW || t == PerfTest.READ_BW);
+        boolean passiveServer = !client && (t == PerfTest.READ_LAT || !o.duplex && (t == PerfTest.WRITE_BW
+                || t == PerfTest.READ_BW));
         // perftest's read_lat server only waits: no columns, no results
         boolean quiet = t == PerfTest.READ_LAT && !client;
         if (!quiet) {
@@ -52,19 +53,35 @@ final class PerfRun {
             }
             warmUp((int) sz);
             // duration mode: perftest's iters = 0, the loops run until the clock says END
-            runner.measure((int) sz, o.isDuration() ? 0 : o.iters, "start of size " + sz, t.syncsEachSize() || warm);
+            runner.measure((int) sz, o.isDuration() ? 0 : o.iters, "start of size " + sz,
+                    t.syncsEachSize() || warm || o.duplex);
             long loopBytes = runner.loopAllocated();
             runner.report(reporter);
             if (runner.measuresAllocation()
-                    && (client || t == PerfTest.SEND_LAT || t == PerfTest.WRITE_LAT || t == PerfTest.SEND_BW)) {
+                    && (client || o.duplex || t == PerfTest.SEND_LAT || t == PerfTest.WRITE_LAT || t == PerfTest.SEND_BW)) {
                 err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
             }
             out.flush();
             if (t == PerfTest.SEND_BW && sizes.length > 1) {
                 session.sync("end of size " + sz);
             }
+            if (o.duplex) {
+                // perftest's bidirectional run: with -a a handshake after each size too, then each side prints the
+                // sum of both directions
+                if (sizes.length > 1) {
+                    session.sync("end of size " + sz);
+                }
+                BandwidthStats.Result mine = reporter.last();
+                BandwidthStats.Result theirs = session.channel.exchangeReports(mine);
+                reporter.bandwidthLine(BandwidthStats.sum(mine, theirs));
+                out.flush();
+                if (theirs.iterations() == 0) {
+                    err.println("verbs4j-perf: the peer measured nothing (it runs without -b?): the line is this "
+                            + "side's direction only");
+                }
+            }
         }
-        if (t.bandwidth && t.verb != PerfTest.Verb.SEND) {
+        if (t.bandwidth && t.verb != PerfTest.Verb.SEND && !o.duplex) {
             session.sync("end of test");
             BandwidthStats.Result theirs = session.channel.exchangeReports(client ? reporter.last() : null);
             if (!client) {

@@ -134,8 +134,8 @@ final class PerfRunner implements AutoCloseable {
                 }
             }
             case WRITE_BW, READ_BW -> {
-                if (client) {
-                    bandwidthClient();
+                if (client || o.duplex) {
+                    bandwidthClient(); // -b: the server streams to the client at the same time
                 }
             }
             default -> throw new IllegalStateException(t.toString());

@@ -131,9 +131,21 @@ class PerfOptionsTest {
     }
 
     @Test
+    void bidirectionalAsPerftestTakesIt() throws Exception {
+        assertTrue(parse(PerfTest.WRITE_BW, "-b", "h").duplex);
+        assertTrue(parse(PerfTest.READ_BW, "--bidirectional").duplex);
+        assertFalse(parse(PerfTest.READ_BW).duplex);
+        for (PerfTest lat : new PerfTest[] {PerfTest.SEND_LAT, PerfTest.WRITE_LAT, PerfTest.READ_LAT}) {
+            assertEquals("Bidirectional is only available in BW test (-b)", error(lat, "-b"));
+        }
+        assertEquals("option -b (--bidirectional) of send_bw is not implemented by verbs4j-perf (write_bw and read_bw "
+                + "have it)", error(PerfTest.SEND_BW, "-b"));
+    }
+
+    @Test
     void refusedAndWrongOptionsSayWhat() {
-        assertEquals("option -b (--bidirectional, both directions at once) is not implemented by verbs4j-perf",
-                error(PerfTest.SEND_BW, "-b"));
+        assertEquals("option -q (--qp, several queue pairs) is not implemented by verbs4j-perf",
+                error(PerfTest.SEND_BW, "-q", "2"));
         assertEquals("option --use-srq (a shared receive queue) is not implemented by verbs4j-perf",
                 error(PerfTest.SEND_BW, "--use-srq"));
         assertEquals("Inline feature not available on READ/Atomic verbs (-I)", error(PerfTest.READ_LAT, "-I", "64"));

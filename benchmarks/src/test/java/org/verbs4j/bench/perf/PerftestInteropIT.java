@@ -151,6 +151,35 @@ class PerftestInteropIT {
         runPair(t, role, size, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
     }
 
+    static Stream<Arguments> bidirectionalTests() {
+        List<Arguments> a = new ArrayList<>();
+        for (Fabric f : Fabric.values()) {
+            for (PerfTest t : new PerfTest[] {PerfTest.WRITE_BW, PerfTest.READ_BW}) {
+                for (Role r : Role.values()) {
+                    a.add(Arguments.of(f, t, r));
+                }
+            }
+        }
+        return a.stream();
+    }
+
+    /**
+     * {@code -b} on both sides (write_bw and read_bw): both stream at once, and each prints the sum of both
+     * directions, the same line on both sides (checked as the RDMA bandwidth tests' lines are). rxe0 over perftest's
+     * TCP exchange, siw0 with {@code -R}, at 64 KiB.
+     */
+    @ParameterizedTest(name = "-b on {0}, {1}, {2}")
+    @MethodSource("bidirectionalTests")
+    void bidirectionalOnBothSides(Fabric f, PerfTest t, Role role) throws Exception {
+        int port = NEXT_PORT.getAndIncrement();
+        List<String> common = f == Fabric.RXE
+                ? List.of("-d", f.device(), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"), "-b", "-p", Integer.toString(port),
+                        "-s", "65536", "-n", Integer.toString(ITERS))
+                : List.of("-d", f.device(), "-R", "-b", "-p", Integer.toString(port), "-s", "65536", "-n",
+                        Integer.toString(ITERS));
+        runPair(t, role, 65536, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
+    }
+
     /**
      * A peer that is not perftest on the rdma_cm exchange: rdma-core's {@code rping} client, whose first SEND (16
      * bytes: its buffer's address, rkey and size) arrives where perftest's version is. The verbs4j-perf server
@@ -311,6 +340,10 @@ class PerftestInteropIT {
         }
         // verbs4j-perf's default local warm-up ran before the exchange, with a C peer, and was not counted
         PerfSide jSide = role == Role.C_SERVER ? client : server;
+        if (common.contains("-b")) {
+            String title = t == PerfTest.WRITE_BW ? "RDMA_Write Bidirectional BW Test" : "RDMA_Read Bidirectional BW Test";
+            assertTrue(server.out().contains(title) && client.out().contains(title), "both titles say Bidirectional\n" + d);
+        }
         if (common.contains("-e")) {
             assertTrue(jSide.out().contains(" Test with events. Using " + common.get(common.indexOf("-d") + 1) + "_comp0")
                     && cSide.out().contains(" Test with events."), "both headers say events\n" + d);
@@ -376,8 +409,9 @@ class PerftestInteropIT {
         if (t == PerfTest.SEND_BW) {
             VerbsPerfIT.assertBandwidth(s, size, ITERS, false, d);
         } else {
-            // the RDMA bandwidth server prints the client's result, sent at the end of the test
-            assertArrayEquals(c, s, "the server prints the client's result\n" + d);
+            // the RDMA bandwidth server prints the client's result, sent at the end of the test; with -b both print
+            // the sum of both directions
+            assertArrayEquals(c, s, "the server prints the client's result (-b: both print the sum)\n" + d);
         }
     }
 

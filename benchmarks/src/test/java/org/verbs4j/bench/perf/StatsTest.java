@@ -105,6 +105,15 @@ class StatsTest {
     }
 
     @Test
+    void aBidirectionalLineAddsBothDirectionsAndKeepsThisSidesSizeAndIterations() {
+        BandwidthStats.Result mine = new BandwidthStats.Result(65536, 1000, 900.5, 800.25, 0.0128);
+        BandwidthStats.Result theirs = new BandwidthStats.Result(65536, 990, 700.5, 600.5, 0.0096);
+        BandwidthStats.Result sum = BandwidthStats.sum(mine, theirs);
+        assertEquals(new BandwidthStats.Result(65536, 1000, 1601.0, 1400.75, 0.0224), sum);
+        assertEquals(sum.average(), BandwidthStats.sum(theirs, mine).average(), "the same on both sides");
+    }
+
+    @Test
     void bandwidthWithoutPeak() {
         long[] posted = {0};
         long[] completed = {2_000_000_000L};
