@@ -40,8 +40,9 @@ final class PerfCommandLine {
     static final Option<Boolean> CPU_FREQ = Option.flag('F', "CPU-freq",
             "Do not show a warning even if cpufreq_ondemand module is loaded (accepted; verbs4j-perf times with "
                     + "System.nanoTime, not cycles)");
-    static final Option<String> CONNECTION = Option.of('c', "connection", "TYPE", Values.choice(Map.of("RC", "RC")),
-            "RC", "Connection type (RC only)");
+    static final Option<String> CONNECTION = Option.of('c', "connection", "TYPE",
+            Values.choice(new java.util.TreeMap<>(Map.of("RC", "RC", "UC", "UC"))), "RC",
+            "Connection type RC/UC (UC: send and write tests, not with -R)");
     static final Option<Integer> INLINE = Option.of('I', "inline_size", "SIZE", Values.intIn(0, PerfOptions.MAX_INLINE),
             null, "Max size of message to be sent in inline (send/write)").defaultText("236 send_lat, 220 write_lat, 0 bw");
     static final Option<Integer> OUTS = Option.of('o', "outs", "NUM", Values.intIn(1, 65535), null,

@@ -25,7 +25,7 @@ public final class PerfFormat {
     /** What the header block shows (perftest's {@code ctx_print_test_info}); {@code eventVector} -1 without -e. */
     record Header(PerfTest test, String device, String transport, boolean client, int txDepth, int rxDepth, int cqMod,
             int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm, int tos,
-            int eventVector, boolean duplex) {
+            int eventVector, boolean duplex, String connection) {
     }
 
     /** The header block, from the separator above the title to the separator below it. */
@@ -39,7 +39,7 @@ public final class PerfFormat {
         }
         l.add(" Dual-port       : OFF\t\tDevice         : " + h.device());
         l.add(" Number of qps   : 1\t\tTransport type : " + h.transport());
-        l.add(" Connection type : RC\t\tUsing SRQ      : OFF");
+        l.add(" Connection type : " + h.connection() + "\t\tUsing SRQ      : OFF");
         l.add(" PCIe relax order: OFF");
         l.add(" ibv_wr* API     : OFF");
         if (h.client() || h.duplex()) {

@@ -22,6 +22,8 @@ public final class PerfOptions implements Cloneable {
     static final int DEF_TX_BW = 128;
     static final int DEF_TX_LAT = 1;
     static final int DEF_RX_SEND = 512;
+    /** perftest's {@code UC_MAX_RX}: a UC send test's receives, all posted before the test (UC drops a message that finds none). */
+    static final int UC_MAX_RX = 16000;
     static final int DEF_CQ_MOD = 100;
     static final int DEF_QP_TIMEOUT = 14;
     static final int DEF_DURATION = 5;
@@ -70,6 +72,8 @@ public final class PerfOptions implements Cloneable {
     /** {@code -e}: sleep on completion events instead of polling; {@code -X}: the completion vector of the queues. */
     boolean events;
     int eqNum;
+    /** {@code -c}: RC, or UC (unreliable connected: no acknowledgements, no reads). */
+    boolean uc;
     /** {@code -b}: both sides run the bandwidth loop at once, each printing the sum of both directions. */
     boolean duplex;
     /**
@@ -119,6 +123,13 @@ public final class PerfOptions implements Cloneable {
         unsorted = c.get(PerfCommandLine.UNSORTED);
         duration = c.get(PerfCommandLine.DURATION);
         reportGbits = c.get(PerfCommandLine.REPORT_GBITS);
+        uc = c.get(PerfCommandLine.CONNECTION).equals("UC");
+        if (uc && test.verb == PerfTest.Verb.READ) {
+            throw new UsageException("UC connection not possible in READ/ATOMIC verbs (-c UC)");
+        }
+        if (uc && c.get(PerfCommandLine.RDMA_CM)) {
+            throw new UsageException("UC is not supported in librdmacm (-c UC, -R)");
+        }
         duplex = c.get(PerfCommandLine.BIDIRECTIONAL);
         if (duplex && !test.bandwidth) {
             throw new UsageException("Bidirectional is only available in BW test (-b)");
@@ -265,6 +276,10 @@ public final class PerfOptions implements Cloneable {
             }
             if (test.verb == PerfTest.Verb.SEND && rxDepth > iters) {
                 rxDepth = iters;
+            }
+            if (uc && rxDepth == DEF_RX_SEND) {
+                // every receive of the test posted at the start, as perftest (UC has no receiver-not-ready retry)
+                rxDepth = Math.min(iters, UC_MAX_RX);
             }
         }
         if (size > MSG_SIZE_CQ_MOD_LIMIT && !all && !cqModGiven && !events) {

@@ -156,7 +156,8 @@ final class PerfSession implements AutoCloseable {
         sourceGid = chooseGid();
         createResources();
         QpConnector connector = QpConnector.builder(ctx, qp).port(o.ibPort).options(manualOptions())
-                .access(Access.REMOTE_WRITE | Access.REMOTE_READ).rdAtomic(o.test.verb == PerfTest.Verb.READ ? outReads : 1)
+                .access(o.uc ? Access.REMOTE_WRITE : Access.REMOTE_WRITE | Access.REMOTE_READ)
+                .rdAtomic(o.test.verb == PerfTest.Verb.READ ? outReads : 1)
                 .prepare();
         psn = connector.psn();
         beforeConnect.run();
@@ -440,7 +441,7 @@ final class PerfSession implements AutoCloseable {
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | fabric.readSinkExtraAccess();
         mr = pd.allocateMemory(2 * slot + CREDIT_BYTES, access);
         mr.fill(0, mr.length(), (byte) 0);
-        QpInitAttributes attrs = new QpInitAttributes(QpType.RC, sendCq, recvCq).maxSendWr(sendDepth)
+        QpInitAttributes attrs = new QpInitAttributes(o.uc ? QpType.UC : QpType.RC, sendCq, recvCq).maxSendWr(sendDepth)
                 .maxRecvWr(recvDepth).maxSendSge(1).maxRecvSge(1);
         if (o.inlineSize > 0) {
             attrs.maxInlineData(o.inlineSize);
@@ -467,7 +468,7 @@ final class PerfSession implements AutoCloseable {
                 : transport == TransportType.IB ? "IB" : "Unknown", o.isClient(), o.txDepth, o.rxDepth, o.cqMod, mtuBytes,
                 link == LinkLayer.ETHERNET ? "Ethernet" : link == LinkLayer.INFINIBAND || link == LinkLayer.UNSPECIFIED ? "IB"
                         : "Unknown", sourceGid == null ? -1 : sourceGid.index(), inlineSize, outReads, o.rdmaCm, o.tos,
-                o.events ? o.eqNum : -1, o.duplex);
+                o.events ? o.eqNum : -1, o.duplex, o.uc ? "UC" : "RC");
     }
 
     @Override

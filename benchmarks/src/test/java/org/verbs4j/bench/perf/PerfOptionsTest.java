@@ -131,6 +131,22 @@ class PerfOptionsTest {
     }
 
     @Test
+    void unreliableConnectedAsPerftestTakesIt() throws Exception {
+        assertFalse(parse(PerfTest.SEND_LAT, "h").uc);
+        assertTrue(parse(PerfTest.WRITE_BW, "-c", "UC", "h").uc);
+        assertTrue(parse(PerfTest.SEND_BW, "--connection=UC").uc);
+        // a UC send test posts every receive first: rx depth = the iterations, at most 16000 (perftest's UC_MAX_RX)
+        assertEquals(1000, parse(PerfTest.SEND_LAT, "-c", "UC", "h").rxDepth);
+        assertEquals(16000, parse(PerfTest.SEND_BW, "-c", "UC", "-n", "50000", "h").rxDepth);
+        assertEquals(100, parse(PerfTest.SEND_BW, "-c", "UC", "-r", "100", "h").rxDepth);
+        assertEquals(512, parse(PerfTest.SEND_BW, "-n", "50000", "h").rxDepth);
+        for (PerfTest read : new PerfTest[] {PerfTest.READ_LAT, PerfTest.READ_BW}) {
+            assertEquals("UC connection not possible in READ/ATOMIC verbs (-c UC)", error(read, "-c", "UC"));
+        }
+        assertEquals("UC is not supported in librdmacm (-c UC, -R)", error(PerfTest.SEND_LAT, "-c", "UC", "-R"));
+    }
+
+    @Test
     void bidirectionalAsPerftestTakesIt() throws Exception {
         assertTrue(parse(PerfTest.WRITE_BW, "-b", "h").duplex);
         assertTrue(parse(PerfTest.READ_BW, "--bidirectional").duplex);
@@ -152,7 +168,7 @@ class PerfOptionsTest {
         assertEquals("option -n: 3 is not between 5 and 100000000", error(PerfTest.WRITE_LAT, "-n", "3"));
         assertEquals("Setting Outstanding reads only available on READ verb (-o)", error(PerfTest.WRITE_LAT, "-o", "4"));
         assertEquals("On RDMA verbs rx depth can be only 1 (-r)", error(PerfTest.WRITE_LAT, "-r", "4"));
-        assertEquals("option -c: 'UD' is not one of RC", error(PerfTest.WRITE_LAT, "-c", "UD"));
+        assertEquals("option -c: 'UD' is not one of RC, UC", error(PerfTest.WRITE_LAT, "-c", "UD"));
         assertEquals("option -m: '1000' is not one of 256, 512, 1024, 2048, 4096", error(PerfTest.WRITE_LAT, "-m", "1000"));
         assertEquals("option requires an argument -- 's'", error(PerfTest.WRITE_LAT, "-s"));
         assertEquals("too many arguments: 'b'", error(PerfTest.WRITE_LAT, "a", "b"));

@@ -180,6 +180,33 @@ class PerftestInteropIT {
         runPair(t, role, 65536, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
     }
 
+    static Stream<Arguments> ucTests() {
+        List<Arguments> a = new ArrayList<>();
+        for (PerfTest t : PerfTest.values()) {
+            if (t.verb() != PerfTest.Verb.READ) {
+                for (Role r : Role.values()) {
+                    a.add(Arguments.of(t, r));
+                }
+            }
+        }
+        return a.stream();
+    }
+
+    /**
+     * {@code -c UC} on both sides: unreliable connected queue pairs (no acknowledgements; perftest refuses UC for
+     * reads and with rdma_cm), the send and write tests in both roles on rxe0 over perftest's TCP exchange, at 2 B
+     * (latency) and 64 KiB (bandwidth); both headers say UC.
+     */
+    @ParameterizedTest(name = "-c UC, {0}, {1}")
+    @MethodSource("ucTests")
+    void unreliableConnectedOnRxe(PerfTest t, Role role) throws Exception {
+        long size = t.isBandwidth() ? 65536 : 2;
+        int port = NEXT_PORT.getAndIncrement();
+        List<String> common = List.of("-d", Fabric.RXE.device(), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"), "-c", "UC",
+                "-p", Integer.toString(port), "-s", Long.toString(size), "-n", Integer.toString(ITERS));
+        runPair(t, role, size, common, Fabric.RXE.ip(), PerftestInteropIT::awaitListening);
+    }
+
     /**
      * A peer that is not perftest on the rdma_cm exchange: rdma-core's {@code rping} client, whose first SEND (16
      * bytes: its buffer's address, rkey and size) arrives where perftest's version is. The verbs4j-perf server
@@ -340,6 +367,10 @@ class PerftestInteropIT {
         }
         // verbs4j-perf's default local warm-up ran before the exchange, with a C peer, and was not counted
         PerfSide jSide = role == Role.C_SERVER ? client : server;
+        if (common.contains("UC")) {
+            String uc = " Connection type : UC";
+            assertTrue(server.out().contains(uc) && client.out().contains(uc), "both headers say UC\n" + d);
+        }
         if (common.contains("-b")) {
             String title = t == PerfTest.WRITE_BW ? "RDMA_Write Bidirectional BW Test" : "RDMA_Read Bidirectional BW Test";
             assertTrue(server.out().contains(title) && client.out().contains(title), "both titles say Bidirectional\n" + d);
