@@ -134,9 +134,13 @@ public final class PerfOptions implements Cloneable {
         if (duplex && !test.bandwidth) {
             throw new UsageException("Bidirectional is only available in BW test (-b)");
         }
-        if (duplex && test.verb == PerfTest.Verb.SEND) {
-            throw new UsageException("option -b (--bidirectional) of send_bw is not implemented by verbs4j-perf "
-                    + "(write_bw and read_bw have it)");
+        if (duplex && test.verb == PerfTest.Verb.SEND && c.get(PerfCommandLine.DURATION) > 0) {
+            throw new UsageException("send_bw -b with -D is not implemented by verbs4j-perf (write_bw and read_bw "
+                    + "have it)");
+        }
+        if (duplex && test.verb == PerfTest.Verb.SEND && c.get(PerfCommandLine.EVENTS)) {
+            throw new UsageException("send_bw -b with -e is not implemented by verbs4j-perf (its loop polls both "
+                    + "queues in turn)");
         }
         events = c.get(PerfCommandLine.EVENTS);
         eqNum = c.get(PerfCommandLine.VECTOR);
@@ -297,7 +301,7 @@ public final class PerfOptions implements Cloneable {
         if (tos >= 0 && !rdmaCm) {
             throw new UsageException("TOS only valid for rdma_cm based QP (-R)");
         }
-        if (test.verb == PerfTest.Verb.SEND && test.bandwidth && !isClient()) {
+        if (test.verb == PerfTest.Verb.SEND && test.bandwidth && !isClient() && !duplex) {
             noPeak = true;
         }
         if (test.verb == PerfTest.Verb.SEND && rxDepth % 2 == 1 && !all) {

@@ -66,7 +66,7 @@ final class PerfReport {
             return;
         }
         BandwidthStats.Result r;
-        if (t == PerfTest.SEND_BW && !client) {
+        if (t == PerfTest.SEND_BW && !client && !o.duplex) {
             r = BandwidthStats.duration(size, o.iters, completed[0] - posted[0], o.reportGbits);
         } else if (client || o.duplex) {
             r = BandwidthStats.compute(size, o.iters, posted, completed, o.cqMod, o.noPeak, o.reportGbits);

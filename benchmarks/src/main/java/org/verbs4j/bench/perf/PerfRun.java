@@ -62,13 +62,13 @@ final class PerfRun {
                 err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
             }
             out.flush();
-            if (t == PerfTest.SEND_BW && sizes.length > 1) {
+            if (t == PerfTest.SEND_BW && sizes.length > 1 && !o.duplex) {
                 session.sync("end of size " + sz);
             }
             if (o.duplex) {
-                // perftest's bidirectional run: with -a a handshake after each size too, then each side prints the
-                // sum of both directions
-                if (sizes.length > 1) {
+                // perftest's bidirectional run: each side prints the sum of both directions; with -a a handshake
+                // after each size too, before the results in the RDMA tests, after them in send_bw
+                if (sizes.length > 1 && t != PerfTest.SEND_BW) {
                     session.sync("end of size " + sz);
                 }
                 BandwidthStats.Result mine = reporter.last();
@@ -78,6 +78,9 @@ final class PerfRun {
                 if (theirs.iterations() == 0) {
                     err.println("verbs4j-perf: the peer measured nothing (it runs without -b?): the line is this "
                             + "side's direction only");
+                }
+                if (sizes.length > 1 && t == PerfTest.SEND_BW) {
+                    session.sync("end of size " + sz);
                 }
             }
         }

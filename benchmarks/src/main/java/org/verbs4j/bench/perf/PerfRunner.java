@@ -41,6 +41,10 @@ final class PerfRunner implements AutoCloseable {
      */
     private static final int CREDIT_SHIFT = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? 0 : 32;
     private static final String[] WHAT = {"receive", "send", "RDMA write", "RDMA read", "credit write"};
+    /** The work request id of a credit write (a message's is 0). */
+    private static final long CREDIT_WR = 1;
+    /** send_bw -b: where this side's own count is, after the word the peer's credit writes land in. */
+    private static final int CREDIT_OUT = 8;
 
     private final PerfOptions o;
     private final PerfSession s;
@@ -114,7 +118,7 @@ final class PerfRunner implements AutoCloseable {
 
     private void runLoop(PerfTest t, boolean client) {
         loopAllocated = 0;
-        if (client && s.useCredits()) {
+        if ((client || o.duplex) && s.useCredits()) {
             // only now: the server got past the synchronisation, so no credit write of the last run is in flight
             mr.putLong(s.creditOffset(), 0);
         }
@@ -127,7 +131,9 @@ final class PerfRunner implements AutoCloseable {
                 }
             }
             case SEND_BW -> {
-                if (client) {
+                if (o.duplex) {
+                    bidirectionalSend(client);
+                } else if (client) {
                     bandwidthClient();
                 } else {
                     sendBandwidthServer();
@@ -159,8 +165,10 @@ final class PerfRunner implements AutoCloseable {
                     .sge(s.sendAddress(), sz, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
         }
         if (s.useCredits()) {
-            credit.at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
-                    .sge(mr.address() + s.creditOffset(), 4, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
+            // -b: this side's count goes from a word of its own (the peer's credits for it land in creditOffset)
+            long from = mr.address() + s.creditOffset() + (o.duplex ? CREDIT_OUT : 0);
+            credit.at(0).clear().wrId(CREDIT_WR).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sge(from, 4, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
         }
         topUpReceives(sz);
     }
@@ -172,7 +180,7 @@ final class PerfRunner implements AutoCloseable {
      */
     void topUpReceives(int sz) {
         recv.at(0).wrId(0).sge(s.targetAddress(), sz, mr.lkey());
-        if (o.test.verb == PerfTest.Verb.SEND && (o.test == PerfTest.SEND_LAT || !o.isClient())) {
+        if (o.test.verb == PerfTest.Verb.SEND && (o.test == PerfTest.SEND_LAT || !o.isClient() || o.duplex)) {
             while (outstandingRecvs < o.rxDepth) {
                 qp.postReceive(recv);
                 outstandingRecvs++;
@@ -478,6 +486,101 @@ final class PerfRunner implements AutoCloseable {
         }
         loopAllocated = allocated() - allocBefore;
         finishDuration(clock, sampled);
+    }
+
+    /**
+     * {@code run_iter_bi}: send_bw with {@code -b}. Each side streams as the client does (tx depth in flight, every
+     * {@code cq_mod}-th and the last message signaled, the peer's receive credits on iWARP) and receives as the
+     * server does (re-posting, a credit write every rx depth / 3 on iWARP), in one loop that polls both queues in turn.
+     * The server sends nothing before the client's first message has arrived (perftest's {@code before_first_rx}).
+     */
+    private void bidirectionalSend(boolean client) {
+        final long iters = runIters;
+        final boolean noPeak = o.noPeak;
+        final int txDepth = o.txDepth;
+        final int cqMod = o.cqMod;
+        final boolean credits = s.useCredits();
+        final int rxDepth = o.rxDepth;
+        final int creditEvery = Math.max(1, rxDepth / 3);
+        // the send queue holds tx depth messages and up to DEF_TX_BW credit writes (PerfSession sizes it so)
+        final int maxCredits = PerfOptions.DEF_TX_BW;
+        final long creditIn = s.creditOffset();
+        final long creditOut = s.creditOffset() + CREDIT_OUT;
+        final int creditShift = CREDIT_SHIFT;
+        final long[] tp = posted;
+        final long[] tc = completed;
+        final MemoryRegion m = mr;
+        long scnt = 0;
+        long rcnt = 0;
+        long postedRecvs = outstandingRecvs;
+        boolean waitFirst = !client;
+        biCcnt = 0;
+        biCredits = 0;
+        if (noPeak) {
+            tp[0] = System.nanoTime();
+        }
+        final long allocBefore = allocated();
+        while (scnt < iters || biCcnt < iters || rcnt < iters) {
+            while (!waitFirst && scnt < iters && scnt - biCcnt + 1 <= txDepth) {
+                if (credits && scnt + 1 - (m.getLongVolatile(creditIn) >>> creditShift & 0xffffffffL) >= rxDepth) {
+                    break;
+                }
+                boolean signal = scnt % cqMod == cqMod - 1 || scnt == iters - 1;
+                if (!noPeak) {
+                    tp[(int) scnt] = System.nanoTime();
+                }
+                qp.postSend(signal ? signaled : unsignaled);
+                scnt++;
+            }
+            int ne = recvCq.poll(wc, POLL_BATCH);
+            for (int i = 0; i < ne; i++) {
+                check(i, RECEIVE, scnt, rcnt);
+                rcnt++;
+                outstandingRecvs--;
+                waitFirst = false;
+                if (postedRecvs + 1 <= iters) {
+                    qp.postReceive(recv);
+                    outstandingRecvs++;
+                    postedRecvs++;
+                }
+                if (credits && rcnt % rxDepth % creditEvery == 0) {
+                    while (biCredits >= maxCredits) {
+                        reapBidirectional(scnt, iters, noPeak, cqMod);
+                    }
+                    m.putInt(creditOut, (int) rcnt);
+                    qp.postSend(credit);
+                    biCredits++;
+                }
+            }
+            reapBidirectional(scnt, iters, noPeak, cqMod);
+        }
+        while (biCredits > 0) {
+            reapBidirectional(scnt, iters, noPeak, cqMod);
+        }
+        if (noPeak) {
+            tc[0] = System.nanoTime();
+        }
+        loopAllocated = allocated() - allocBefore;
+    }
+
+    /** send_bw -b: the messages' and credit writes' completions counted (the loop's counts are fields for this). */
+    private long biCcnt;
+    private int biCredits;
+
+    private void reapBidirectional(long scnt, long iters, boolean noPeak, int cqMod) {
+        int ne = sendCq.poll(creditWc, POLL_BATCH);
+        for (int i = 0; i < ne; i++) {
+            boolean isCredit = creditWc.wrId(i) == CREDIT_WR;
+            check(creditWc, i, isCredit ? CREDIT : SEND, scnt, biCcnt);
+            if (isCredit) {
+                biCredits--;
+            } else {
+                biCcnt += cqMod;
+                if (!noPeak) {
+                    completed[(int) (biCcnt > iters ? iters - 1 : biCcnt - 1)] = System.nanoTime();
+                }
+            }
+        }
     }
 
     /** Polls the credit writes' completions (called with one in flight at least; with -e sleeps for one). */

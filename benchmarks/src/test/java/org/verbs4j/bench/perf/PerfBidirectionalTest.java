@@ -31,7 +31,8 @@ class PerfBidirectionalTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"write_bw, -s 65536 -n 500", "read_bw, -s 4096 -n 500", "write_bw, -a --max_size=4096 -n 200",
-            "read_bw, -s 1024 -D 2"})
+            "read_bw, -s 1024 -D 2", "send_bw, -s 65536 -n 500", "send_bw, -a --max_size=4096 -n 200",
+            "send_bw, -s 2 -n 3000 -r 8 -t 64 -Q 1"})
     void bothSidesStreamAndPrintTheSameSum(String test, String options) throws Exception {
         List<String> a = LocalWarmUpTest.args(test, TestPorts.next(), "-b", "--no-warmup");
         a.addAll(List.of(options.split(" ")));
@@ -39,7 +40,8 @@ class PerfBidirectionalTest {
         String d = p.describe();
         assertEquals(0, p.server().exit(), d);
         assertEquals(0, p.client().exit(), d);
-        String title = test.equals("write_bw") ? "RDMA_Write Bidirectional BW Test" : "RDMA_Read Bidirectional BW Test";
+        String title = test.equals("write_bw") ? "RDMA_Write Bidirectional BW Test"
+                : test.equals("read_bw") ? "RDMA_Read Bidirectional BW Test" : "Send Bidirectional BW Test";
         assertTrue(p.server().output().contains(title) && p.client().output().contains(title), d);
         List<double[]> server = rows(p.server().output());
         List<double[]> client = rows(p.client().output());
@@ -56,7 +58,7 @@ class PerfBidirectionalTest {
                 assertArrayEquals(new double[] {c[0], c[2], c[3], c[4]}, new double[] {s[0], s[2], s[3], s[4]}, d);
             } else {
                 assertArrayEquals(c, s, "both sides print the sum of both directions\n" + d);
-                assertEquals(options.contains("-a") ? 200 : 500, (int) s[1], d);
+                assertEquals(Integer.parseInt(options.replaceAll(".*-n (\\d+).*", "$1")), (int) s[1], d);
             }
         }
     }

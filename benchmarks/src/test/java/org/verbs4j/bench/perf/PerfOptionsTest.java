@@ -154,8 +154,13 @@ class PerfOptionsTest {
         for (PerfTest lat : new PerfTest[] {PerfTest.SEND_LAT, PerfTest.WRITE_LAT, PerfTest.READ_LAT}) {
             assertEquals("Bidirectional is only available in BW test (-b)", error(lat, "-b"));
         }
-        assertEquals("option -b (--bidirectional) of send_bw is not implemented by verbs4j-perf (write_bw and read_bw "
-                + "have it)", error(PerfTest.SEND_BW, "-b"));
+        PerfOptions sendBoth = parse(PerfTest.SEND_BW, "-b");
+        assertTrue(sendBoth.duplex);
+        assertFalse(sendBoth.noPeak, "a bidirectional send_bw server measures its own sends, peak included");
+        assertTrue(parse(PerfTest.SEND_BW).noPeak, "the one-way send_bw server counts receives: no peak");
+        assertEquals("send_bw -b with -D is not implemented by verbs4j-perf (write_bw and read_bw have it)",
+                error(PerfTest.SEND_BW, "-b", "-D", "4"));
+        assertTrue(error(PerfTest.SEND_BW, "-b", "-e").startsWith("send_bw -b with -e is not implemented"));
     }
 
     @Test

@@ -154,7 +154,7 @@ class PerftestInteropIT {
     static Stream<Arguments> bidirectionalTests() {
         List<Arguments> a = new ArrayList<>();
         for (Fabric f : Fabric.values()) {
-            for (PerfTest t : new PerfTest[] {PerfTest.WRITE_BW, PerfTest.READ_BW}) {
+            for (PerfTest t : new PerfTest[] {PerfTest.SEND_BW, PerfTest.WRITE_BW, PerfTest.READ_BW}) {
                 for (Role r : Role.values()) {
                     a.add(Arguments.of(f, t, r));
                 }
@@ -359,7 +359,7 @@ class PerftestInteropIT {
         assertEquals(0, server.exit(), "server exit status\n" + d);
         assertEquals(0, client.exit(), "client exit status\n" + d);
         assertReports(t, size, role == Role.C_SERVER ? withCStdev(server, d) : server,
-                role == Role.C_SERVER ? client : withCStdev(client, d), d);
+                role == Role.C_SERVER ? client : withCStdev(client, d), d, common.contains("-b"));
         if (common.contains("-R")) {
             // both sides said that the exchange itself ran over rdma_cm
             assertTrue(server.out().contains(" Data ex. method : rdma_cm") && client.out().contains(" Data ex. method : rdma_cm"),
@@ -372,7 +372,7 @@ class PerftestInteropIT {
             assertTrue(server.out().contains(uc) && client.out().contains(uc), "both headers say UC\n" + d);
         }
         if (common.contains("-b")) {
-            String title = t == PerfTest.WRITE_BW ? "RDMA_Write Bidirectional BW Test" : "RDMA_Read Bidirectional BW Test";
+            String title = t.title().replace(" BW ", " Bidirectional BW ");
             assertTrue(server.out().contains(title) && client.out().contains(title), "both titles say Bidirectional\n" + d);
         }
         if (common.contains("-e")) {
@@ -424,6 +424,11 @@ class PerftestInteropIT {
     static final String C_NOT_CONNECTED = "Unable to init the socket connection";
 
     static void assertReports(PerfTest t, long size, PerfSide server, PerfSide client, String d) {
+        assertReports(t, size, server, client, d, false);
+    }
+
+    /** As above; {@code duplex} ({@code -b}): both sides print the same line, the sum of both directions. */
+    static void assertReports(PerfTest t, long size, PerfSide server, PerfSide client, String d, boolean duplex) {
         if (!t.isBandwidth()) {
             VerbsPerfIT.assertLatency(VerbsPerfIT.resultLine(client.out(), PerfFormat.LAT_COLUMNS, d), size, ITERS, d);
             double[] s = VerbsPerfIT.resultLine(server.out(), PerfFormat.LAT_COLUMNS, d);
@@ -437,7 +442,7 @@ class PerftestInteropIT {
         double[] c = VerbsPerfIT.resultLine(client.out(), PerfFormat.BW_COLUMNS, d);
         double[] s = VerbsPerfIT.resultLine(server.out(), PerfFormat.BW_COLUMNS, d);
         VerbsPerfIT.assertBandwidth(c, size, ITERS, true, d);
-        if (t == PerfTest.SEND_BW) {
+        if (t == PerfTest.SEND_BW && !duplex) {
             VerbsPerfIT.assertBandwidth(s, size, ITERS, false, d);
         } else {
             // the RDMA bandwidth server prints the client's result, sent at the end of the test; with -b both print
