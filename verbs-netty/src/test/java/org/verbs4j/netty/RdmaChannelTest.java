@@ -539,18 +539,7 @@ class RdmaChannelTest {
         try (Loopback lo = new Loopback().serve(lazy, false)) {
             RdmaChannel ch = (RdmaChannel) lo.connect(new ChannelInboundHandlerAdapter());
             ChannelHandlerContext ctx = child.get(10, TimeUnit.SECONDS);
-            int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
-            for (int i = 0; i < depth; i++) {
-                ch.write(Unpooled.wrappedBuffer(random(Loopback.PAYLOAD, i))); // one slot each
-            }
-            ch.flush();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            long credits;
-            while ((credits = ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get()) > 0
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertEquals(0, credits, "the writer has used every credit");
+            int depth = useEveryCredit(ch);
             io.netty.channel.ChannelFuture closed = ch.close();
             Thread.sleep(300);
             assertEquals(0, read.get(), "auto-read off: read before asked");
@@ -574,18 +563,7 @@ class RdmaChannelTest {
         try (Loopback lo = new Loopback().serve(lazy, false)) {
             RdmaChannel ch = (RdmaChannel) lo.connect(writer);
             ChannelHandlerContext ctx = lazy.active.get(10, TimeUnit.SECONDS);
-            int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
-            for (int i = 0; i < depth; i++) {
-                ch.write(Unpooled.wrappedBuffer(random(Loopback.PAYLOAD, i)));
-            }
-            ch.flush();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            long credits;
-            while ((credits = ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get()) > 0
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertEquals(0, credits, "the writer has used every credit");
+            int depth = useEveryCredit(ch);
             io.netty.util.concurrent.Future<?> shutdown = lo.clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS);
             Thread.sleep(300);
             assertEquals(0, lazy.read.get(), "auto-read off: read before asked");
@@ -597,6 +575,26 @@ class RdmaChannelTest {
             assertTrue(shutdown.await(10, TimeUnit.SECONDS), "the writer's group ended");
             assertFalse(ch.isOpen());
         }
+    }
+
+    /**
+     * Writes one slot-sized message per receive the peer posted and waits until the writer has no send credit left
+     * (the peer, auto-read off, reads nothing). {@return the messages written}
+     */
+    static int useEveryCredit(RdmaChannel ch) throws Exception {
+        int depth = ch.eventLoop().submit(() -> ch.endpoint().peerReceiveDepth()).get();
+        for (int i = 0; i < depth; i++) {
+            ch.write(Unpooled.wrappedBuffer(random(Loopback.PAYLOAD, i))); // one slot each
+        }
+        ch.flush();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long credits;
+        while ((credits = ch.eventLoop().submit(() -> ch.endpoint().sendCredits()).get()) > 0
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(0, credits, "the writer has used every credit");
+        return depth;
     }
 
     /** {@code Bootstrap.localAddress}: the client's connection leaves from that address and port. */

@@ -33,13 +33,22 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     }
 
     synchronized void attach(SoftCompletionQueue cq) {
-        SoftCompletionQueue[] a = Arrays.copyOf(queues, queues.length + 1);
-        a[a.length - 1] = cq;
-        queues = a;
+        queues = with(queues, cq);
     }
 
     synchronized void detach(SoftCompletionQueue cq) {
-        queues = Arrays.stream(queues).filter(x -> x != cq).toArray(SoftCompletionQueue[]::new);
+        queues = without(queues, cq);
+    }
+
+    /** {@code a} and {@code x}: a copy (the arrays here are read without a lock, so never changed in place). */
+    private static <T> T[] with(T[] a, T x) {
+        T[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = x;
+        return b;
+    }
+
+    private static <T> T[] without(T[] a, T x) {
+        return Arrays.stream(a).filter(y -> y != x).toArray(n -> Arrays.copyOf(a, n));
     }
 
     /** Called by a queue that fired, after counting the event on itself. */
@@ -51,13 +60,11 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     }
 
     synchronized void joined(SoftCompletionWaitSet set) {
-        SoftCompletionWaitSet[] a = Arrays.copyOf(sets, sets.length + 1);
-        a[a.length - 1] = set;
-        sets = a;
+        sets = with(sets, set);
     }
 
     synchronized void left(SoftCompletionWaitSet set) {
-        sets = Arrays.stream(sets).filter(x -> x != set).toArray(SoftCompletionWaitSet[]::new);
+        sets = without(sets, set);
     }
 
     /** {@return whether closed or being closed} For a wait set, which then refuses to wait on it. */
