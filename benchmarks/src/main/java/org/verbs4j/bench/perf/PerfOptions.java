@@ -22,7 +22,10 @@ public final class PerfOptions implements Cloneable {
     static final int DEF_TX_BW = 128;
     static final int DEF_TX_LAT = 1;
     static final int DEF_RX_SEND = 512;
-    /** perftest's {@code UC_MAX_RX}: a UC send test's receives, all posted before the test (UC drops a message that finds none). */
+    /**
+     * perftest's {@code UC_MAX_RX}: the receives of a UC send test, all posted before it (UC drops a message that
+     * finds none).
+     */
     static final int UC_MAX_RX = 16000;
     static final int DEF_CQ_MOD = 100;
     static final int DEF_QP_TIMEOUT = 14;

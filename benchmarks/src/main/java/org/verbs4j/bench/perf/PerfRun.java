@@ -62,26 +62,16 @@ final class PerfRun {
                 err.println("verbs4j-perf: the measured loop allocated " + loopBytes + " bytes (size " + sz + ")");
             }
             out.flush();
-            if (t == PerfTest.SEND_BW && sizes.length > 1 && !o.duplex) {
+            // with -a a handshake after each size: in send_bw after its results, in the RDMA tests with -b before them
+            boolean allSizes = sizes.length > 1;
+            if (allSizes && o.duplex && t != PerfTest.SEND_BW) {
                 session.sync("end of size " + sz);
             }
             if (o.duplex) {
-                // perftest's bidirectional run: each side prints the sum of both directions; with -a a handshake
-                // after each size too, before the results in the RDMA tests, after them in send_bw
-                if (sizes.length > 1 && t != PerfTest.SEND_BW) {
-                    session.sync("end of size " + sz);
-                }
-                BandwidthStats.Result mine = reporter.last();
-                BandwidthStats.Result theirs = session.channel.exchangeReports(mine);
-                reporter.bandwidthLine(BandwidthStats.sum(mine, theirs));
-                out.flush();
-                if (theirs.iterations() == 0) {
-                    err.println("verbs4j-perf: the peer measured nothing (it runs without -b?): the line is this "
-                            + "side's direction only");
-                }
-                if (sizes.length > 1 && t == PerfTest.SEND_BW) {
-                    session.sync("end of size " + sz);
-                }
+                printBothDirections();
+            }
+            if (allSizes && t == PerfTest.SEND_BW) {
+                session.sync("end of size " + sz);
             }
         }
         if (t.bandwidth && t.verb != PerfTest.Verb.SEND && !o.duplex) {
@@ -98,6 +88,18 @@ final class PerfRun {
         if (t.closesConnection()) {
             session.sync("close");
             session.channel.finish();
+        }
+    }
+
+    /** {@code -b}: this side's result for the peer's, and one line with both directions added. */
+    private void printBothDirections() {
+        BandwidthStats.Result mine = reporter.last();
+        BandwidthStats.Result theirs = session.channel.exchangeReports(mine);
+        reporter.bandwidthLine(BandwidthStats.sum(mine, theirs));
+        out.flush();
+        if (theirs.iterations() == 0) {
+            err.println("verbs4j-perf: the peer measured nothing (it runs without -b?): the line is this side's "
+                    + "direction only");
         }
     }
 
