@@ -3,6 +3,7 @@ package org.verbs4j.endpoint;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.verbs4j.api.CompletionChannel;
@@ -428,6 +429,46 @@ public final class RdmaEndpoint implements AutoCloseable {
         try {
             recvSlots.check(slot);
             postReceive(slot);
+            if (credits.enabled()) {
+                credits.publish();
+            }
+        } catch (RuntimeException e) {
+            throw closedDuring(e);
+        } finally {
+            leaveCall();
+        }
+    }
+
+    /**
+     * Posts several receive slots again and, with credits, tells the peer once, with one credit write for all of
+     * them ({@link #repostReceive} writes one per slot). For a receiver that takes a batch of messages, hands them
+     * on, and only then gives their slots back: its replies leave before its credit update.
+     *
+     * <pre>{@code
+     * int n = ep.pollReceive(wc);
+     * for (int i = 0; i < n; i++) { handle(ep.message(wc, i)); slots[i] = (int) wc.wrId(i); }
+     * ep.repostReceives(slots, 0, n);
+     * }</pre>
+     *
+     * @param slots the receive slots, the {@code wrId}s of their completions
+     * @param from  the index in {@code slots} of the first
+     * @param count how many; 0 does nothing
+     * @throws IndexOutOfBoundsException when {@code from} and {@code count} are not within {@code slots}, or a slot
+     *                                   is not a receive slot: then nothing is posted
+     */
+    public void repostReceives(int[] slots, int from, int count) {
+        Objects.checkFromIndexSize(from, count, slots.length);
+        for (int i = from; i < from + count; i++) {
+            recvSlots.check(slots[i]);
+        }
+        if (count == 0) {
+            return;
+        }
+        enterCall();
+        try {
+            for (int i = from; i < from + count; i++) {
+                postReceive(slots[i]);
+            }
             if (credits.enabled()) {
                 credits.publish();
             }

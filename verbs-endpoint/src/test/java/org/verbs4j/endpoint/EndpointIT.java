@@ -290,6 +290,43 @@ class EndpointIT {
     }
 
     /**
+     * repostReceives gives several slots back at once: the sender gets exactly that many credits, and the next
+     * messages land in those slots with their bytes; a bad range or slot posts nothing (a slot posted twice would
+     * show as one credit too many).
+     */
+    @ParameterizedTest
+    @MethodSource("fabrics")
+    void repostReceivesGivesSeveralSlotsBackAtOnce(String fabric) throws Exception {
+        EndpointOptions o = EndpointOptions.defaults().sendDepth(4).receiveDepth(4).messageSize(48).timeout(T);
+        try (Pair p = Pair.connect(fabric, o); WorkCompletions wc = WorkCompletions.allocate(1)) {
+            for (int round = 0; round < 3; round++) {
+                int[] slots = new int[6];
+                for (int i = 0; i < 4; i++) {
+                    fill(p.client().sendSlot(i), 0, 48, 10 * round + i);
+                    p.client().send(i, 48);
+                }
+                assertEquals(0, p.client().sendCredits());
+                for (int i = 0; i < 4; i++) {
+                    slots[1 + i] = awaitReceive(p.server(), wc);
+                    check(p.server().message(wc, 0), 0, 48, 10 * round + i, "round " + round + ", message " + i);
+                    awaitSend(p.client(), wc);
+                }
+                int[] bad = {slots[1], 4};
+                assertThrows(IndexOutOfBoundsException.class, () -> p.server().repostReceives(bad, 0, 2));
+                assertThrows(IndexOutOfBoundsException.class, () -> p.server().repostReceives(slots, 3, 4));
+                assertThrows(IndexOutOfBoundsException.class, () -> p.server().repostReceives(slots, -1, 1));
+                p.server().repostReceives(slots, 1, 0);
+                p.server().repostReceives(slots, 1, 4);
+                long deadline = System.nanoTime() + T.toNanos();
+                while (p.client().sendCredits() < 4 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertEquals(4, p.client().sendCredits(), "round " + round + ": one credit per slot given back");
+            }
+        }
+    }
+
+    /**
      * trySendBatch posts a chain of sends at once, as many as the credits allow (the rest is left, nothing waits),
      * wrapping around the send slots; each arrives with its bytes, in order; bad counts and lengths post nothing.
      */
