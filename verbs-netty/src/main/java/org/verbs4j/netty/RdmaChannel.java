@@ -149,6 +149,13 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * makes a {@code ByteBuffer} slice per message).
      */
     private ByteBuf[] receiveSlots;
+    /**
+     * The receive slots of the messages {@link #deliver} copied out and handed to the pipeline, posted again (with
+     * one credit update) when the batch ends: the replies its handlers write and flush leave before the credit
+     * update, not behind it.
+     */
+    private int[] repostAfterBatch;
+    private int repostAfterBatchCount;
     private int sendDepth;
     /** The slots a flush fills and their lengths, in the order of the writes: posted as chains. */
     private int[] slots;
@@ -249,6 +256,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         this.sendWc = WorkCompletions.allocate(Math.min(sendDepth, 32));
         this.recvWc = WorkCompletions.allocate(Math.min(o.receiveDepth(), 16));
         this.receiveSlots = new ByteBuf[o.receiveDepth()];
+        this.repostAfterBatch = new int[o.receiveDepth()];
         config.setEndpointOptions(o);
         this.active = true;
     }
@@ -938,6 +946,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 if (delivered) {
                     p.fireChannelReadComplete();
                 }
+                repostBatch(ep);
                 if (kind == ReceiveQueue.END) {
                     endOfStream(ep, slot);
                 } else {
@@ -960,20 +969,37 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 buf = config.baseAllocator().ioBuffer(length); // never a send slot
                 buf.writeBytes(receiveSlots[slot], HEADER, length);
             }
-            repost(ep, slot);
+            repostAfterBatch[repostAfterBatchCount++] = slot; // copied out: free, posted when the batch ends
             if (buf != null) {
                 readPending = false;
                 delivered = true;
                 p.fireChannelRead(buf);
                 if (!open) {
-                    return taken; // a handler closed the channel
+                    return taken; // a handler closed the channel: the close posts the batch's slots (dropQueue)
                 }
             }
         }
         if (delivered) {
             p.fireChannelReadComplete();
         }
+        repostBatch(ep);
         return taken;
+    }
+
+    /**
+     * Posts the slots of the batch {@link #deliver} handed on, with one credit update; a failure is kept for
+     * {@link #failed}, as {@link #repost}'s.
+     */
+    private void repostBatch(RdmaEndpoint ep) {
+        int n = repostAfterBatchCount;
+        repostAfterBatchCount = 0;
+        if (n > 0 && repostFailure == null && open) {
+            try {
+                ep.repostReceives(repostAfterBatch, 0, n);
+            } catch (RuntimeException e) {
+                repostFailure = e;
+            }
+        }
     }
 
     /**
@@ -981,6 +1007,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * closing at the same time gets the credit for its own end of stream.
      */
     private void dropQueue(RdmaEndpoint ep) {
+        for (int i = 0; i < repostAfterBatchCount; i++) {
+            repost(ep, repostAfterBatch[i]); // a handler closes the channel in the middle of a batch
+        }
+        repostAfterBatchCount = 0;
         while (queue != null && queue.size() > 0) { // null: the endpoint came without usable slots (attach threw)
             int slot = queue.slot(queue.take());
             if (slot >= 0) {
