@@ -158,8 +158,8 @@ public final class CmPingPong {
                     check(message, i, "server: message " + i);
                 }
                 ep.sendSlot(0).put(message); // the echo: receive slot -> send slot, no copy through the heap
-                ep.repostReceive(slot);
                 ep.send(0, len);
+                ep.repostReceive(slot); // after the echo: the credit update does not delay it
                 awaitSend(ep, wc, deadlineNanos);
             }
             long nanos = System.nanoTime() - start;
@@ -187,12 +187,16 @@ public final class CmPingPong {
                 }
             }
             long start = System.nanoTime();
+            int echoed = -1; // the receive slot of the last echo, posted again after the next send
             for (int i = 0; i < iters; i++) {
                 if (validate) {
                     fill(slot0, size, i);
                 }
                 long t0 = System.nanoTime();
                 ep.send(0, size);
+                if (echoed >= 0) {
+                    ep.repostReceive(echoed); // after the send: the credit update does not delay it
+                }
                 int slot = awaitReceive(ep, wc, deadlineNanos, i);
                 rtt[i] = System.nanoTime() - t0;
                 if (wc.byteLength(0) != size) {
@@ -201,9 +205,7 @@ public final class CmPingPong {
                 if (validate) {
                     check(ep.message(wc, 0), i, "client: echo " + i);
                 }
-                if (i + 1 < iters) {
-                    ep.repostReceive(slot); // (not after the last echo: the server may be gone by then)
-                }
+                echoed = slot; // (not posted after the last echo: the server may be gone by then)
                 awaitSend(ep, wc, deadlineNanos);
             }
             long nanos = System.nanoTime() - start;
