@@ -72,9 +72,10 @@ public final class NettyPerf {
         try (PerfServers s = new PerfServers(o, err)) {
             out.printf(Locale.ROOT, "netty-perf server: listening on %s, ports %d (netty-rdma), %d (raw-endpoint), "
                     + "%d (netty-nio), %d (gRPC rdma), %d (gRPC nio); message size %d, depth %d, allocator %s%s, "
-                    + "RdmaIoHandler spin %d us, RDMA region %d; waiting for connections%n", o.bind, o.port, o.port + 1,
-                    o.port + 2, o.port + 3, o.port + 4, o.messageSize, o.depth, o.allocator,
-                    o.rdmaRegistered ? " (netty-rdma: registered)" : "", o.rdmaSpinNanos / 1000, o.rdmaRegion);
+                    + "RdmaIoHandler spin %d us, naps up to %d us, RDMA region %d; waiting for connections%n", o.bind,
+                    o.port, o.port + 1, o.port + 2, o.port + 3, o.port + 4, o.messageSize, o.depth, o.allocator,
+                    o.rdmaRegistered ? " (netty-rdma: registered)" : "", o.rdmaSpinNanos / 1000,
+                    o.rdmaMaxParkNanos / 1000, o.rdmaRegion);
             out.flush();
             Thread.currentThread().join(); // until killed
             return 0;
@@ -89,11 +90,11 @@ public final class NettyPerf {
 
     private static int client(NettyPerfOptions o, PerfServers local, PrintStream out, PrintStream err) throws Exception {
         out.printf(Locale.ROOT, "netty-perf: %s %s ports %d-%d, sizes %s, %d iterations after %d warm-up, message size %d,"
-                + " depth %d, allocator %s%s, RdmaIoHandler spin %d us, RDMA region %d, %s%n",
+                + " depth %d, allocator %s%s, RdmaIoHandler spin %d us, naps up to %d us, RDMA region %d, %s%n",
                 local != null ? "--local on" : "client of", o.host, o.port, o.port + Transport.PORTS - 1, sizes(o.sizes),
                 o.iters, o.warmup, o.messageSize, o.depth, o.allocator,
-                o.rdmaRegistered ? " (netty-rdma: registered)" : "", o.rdmaSpinNanos / 1000, o.rdmaRegion,
-                System.getProperty("java.vm.name") + " " + Runtime.version());
+                o.rdmaRegistered ? " (netty-rdma: registered)" : "", o.rdmaSpinNanos / 1000,
+                o.rdmaMaxParkNanos / 1000, o.rdmaRegion, System.getProperty("java.vm.name") + " " + Runtime.version());
         Report report = new Report(out);
         Transport[] all = {Transport.NETTY_RDMA, Transport.RAW, Transport.NETTY_NIO};
         try (PerfClient c = new PerfClient(o, local)) {

@@ -56,7 +56,12 @@ final class NettyPerfOptions {
             "the ByteBufAllocator of every Netty channel: default (Netty's: adaptive in 4.2), pooled, unpooled");
     static final Option<Integer> RDMA_SPIN = Option.of(Option.NO_SHORT, "rdma-spin", "MICROS", Values.intIn(0, 10_000_000),
             (int) (RdmaIoHandler.DEFAULT_SPIN_NANOS / 1000),
-            "how long RdmaIoHandler's loops poll without work before they sleep (RdmaIoHandler.newFactory)");
+            "how long RdmaIoHandler's loops poll without work before they nap, then sleep (RdmaIoHandler.newFactory)");
+    static final Option<Integer> RDMA_MAX_PARK = Option.of(Option.NO_SHORT, "rdma-max-park", "MICROS",
+            Values.intIn((int) (RdmaIoHandler.MIN_PARK_NANOS / 1000), 10_000_000),
+            (int) (RdmaIoHandler.DEFAULT_MAX_PARK_NANOS / 1000),
+            "the longest nap of RdmaIoHandler's loops after the spin, and about how long they nap before they sleep "
+                    + "(RdmaIoHandler.newFactory)");
     static final Option<Integer> RDMA_REGION = Option.of(Option.NO_SHORT, "rdma-region", "BYTES",
             intSize(0, 1 << 30), 0, "netty-rdma: both sides' RDMA region (RdmaChannelOption.RDMA_REGION_SIZE): writes "
                     + "of 64 KiB and more, and larger than a slot, go by rendezvous (an RDMA READ); 0: off");
@@ -75,7 +80,7 @@ final class NettyPerfOptions {
             .synopsis("[options] HOST", "client: run the tests against the server at HOST")
             .synopsis("--local [options] [ADDRESS]", "server and client in one JVM")
             .operands(0, 1)
-            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, RDMA_REGION, RDMA_REGISTERED, MAX_ALLOC, CSV)
+            .add(LOCAL, DEVICE, BIND, SIZES, ITERS, WARMUP, PORT, ONLY, MESSAGE_SIZE, DEPTH, GRPC_SIZE, ALLOCATOR, RDMA_SPIN, RDMA_MAX_PARK, RDMA_REGION, RDMA_REGISTERED, MAX_ALLOC, CSV)
             .note("Netty over verbs4j (RdmaChannel) against verbs4j's endpoint API by hand and against Netty's NIO TCP\n"
                     + "transport on the same IP address; gRPC unary calls over both Netty transports; bytes allocated per\n"
                     + "message on the Netty-over-verbs4j path. Latency: round trips. See docs/netty.md#performance.");
@@ -94,6 +99,7 @@ final class NettyPerfOptions {
     int grpcSize;
     String allocator;
     long rdmaSpinNanos;
+    long rdmaMaxParkNanos;
     int rdmaRegion;
     boolean rdmaRegistered;
     /** {@code --max-alloc}, or null. */
@@ -114,6 +120,7 @@ final class NettyPerfOptions {
         o.csv = c.get(CSV);
         o.allocator = c.get(ALLOCATOR);
         o.rdmaSpinNanos = c.get(RDMA_SPIN) * 1000L;
+        o.rdmaMaxParkNanos = c.get(RDMA_MAX_PARK) * 1000L;
         o.rdmaRegion = c.get(RDMA_REGION);
         o.rdmaRegistered = c.get(RDMA_REGISTERED);
         o.maxAlloc = c.get(MAX_ALLOC);

@@ -39,8 +39,8 @@ final class PerfClient implements AutoCloseable {
     PerfClient(NettyPerfOptions o, PerfServers local) {
         this.o = o;
         this.local = local;
-        this.rdma = Transport.NETTY_RDMA.group(1, o.rdmaSpinNanos);
-        this.nio = Transport.NETTY_NIO.group(1, 0);
+        this.rdma = Transport.NETTY_RDMA.group(1, o.rdmaSpinNanos, o.rdmaMaxParkNanos);
+        this.nio = Transport.NETTY_NIO.group(1, 0, 0);
     }
 
     private EventLoopGroup group(Transport t) {
@@ -138,7 +138,11 @@ final class PerfClient implements AutoCloseable {
                 int n = m.remaining();
                 check.check(m, m.position(), n);
                 got += n;
-                link.release();
+                if (got < size) {
+                    link.release();
+                } else {
+                    link.releaseLater(); // after the next message's first slot, as the channel (and the server) order it
+                }
                 last = System.nanoTime();
             } else {
                 checkStall(last, "no echo");

@@ -30,9 +30,11 @@ final class PerfServers implements AutoCloseable {
     private EventLoopGroup nioGroup;
 
     private final long spinNanos;
+    private final long maxParkNanos;
 
     PerfServers(NettyPerfOptions o, PrintStream err) throws InterruptedException {
         spinNanos = o.rdmaSpinNanos;
+        maxParkNanos = o.rdmaMaxParkNanos;
         boolean ok = false;
         try {
             rdmaGroup = newGroup(Transport.NETTY_RDMA);
@@ -58,7 +60,7 @@ final class PerfServers implements AutoCloseable {
     }
 
     private EventLoopGroup newGroup(Transport t) {
-        EventLoopGroup g = t.group(1, spinNanos);
+        EventLoopGroup g = t.group(1, spinNanos, maxParkNanos);
         groups.add(g);
         return g;
     }

@@ -23,6 +23,8 @@ final class RawLink implements AutoCloseable {
     /** Receive completions polled, not yet consumed: {@link #received} hands them out one by one. */
     private int polled;
     private int consumed;
+    /** {@link #releaseLater} was called: the next {@link #received} releases first. */
+    private boolean releaseDue;
 
     RawLink(RdmaEndpoint ep) {
         this.ep = ep;
@@ -101,6 +103,10 @@ final class RawLink implements AutoCloseable {
      * @throws LinkClosed when the connection is gone (a receive failed: the peer closed)
      */
     ByteBuffer received() {
+        if (releaseDue) {
+            releaseDue = false;
+            release();
+        }
         if (consumed == polled) {
             polled = ep.pollReceive(recvWc);
             consumed = 0;
@@ -112,6 +118,14 @@ final class RawLink implements AutoCloseable {
             throw new LinkClosed(ep + ": a receive completed with " + recvWc.status(consumed));
         }
         return ep.message(recvWc, consumed);
+    }
+
+    /**
+     * Reposts the slot of the message {@link #received} returned last when {@link #received} is next called: a reply
+     * sent in between leaves before the credit update, as a receiver that answers at once would order them.
+     */
+    void releaseLater() {
+        releaseDue = true;
     }
 
     /** Reposts the slot of the message {@link #received} returned last. */

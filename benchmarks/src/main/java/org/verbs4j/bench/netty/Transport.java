@@ -38,15 +38,15 @@ enum Transport {
 
     /**
      * {@return a new group of {@code threads} event loops of this Netty transport; verbs4j's poll {@code spinNanos}
-     * without work before they sleep}
+     * without work, then nap up to {@code maxParkNanos} at a time, before they sleep}
      */
-    EventLoopGroup group(int threads, long spinNanos) {
-        return new MultiThreadIoEventLoopGroup(threads, factory(spinNanos));
+    EventLoopGroup group(int threads, long spinNanos, long maxParkNanos) {
+        return new MultiThreadIoEventLoopGroup(threads, factory(spinNanos, maxParkNanos));
     }
 
-    IoHandlerFactory factory(long spinNanos) {
+    IoHandlerFactory factory(long spinNanos, long maxParkNanos) {
         return switch (this) {
-            case NETTY_RDMA -> RdmaIoHandler.newFactory(spinNanos, RdmaIoHandler.DEFAULT_MAX_PARK_NANOS);
+            case NETTY_RDMA -> RdmaIoHandler.newFactory(spinNanos, maxParkNanos);
             case NETTY_NIO -> NioIoHandler.newFactory();
             case RAW -> throw new IllegalStateException("the endpoint API has no event loop");
         };

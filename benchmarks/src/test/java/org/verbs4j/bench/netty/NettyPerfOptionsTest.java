@@ -33,6 +33,8 @@ class NettyPerfOptionsTest {
         assertEquals(16384, o.endpointOptions().messageSize());
         assertEquals(16, o.endpointOptions().sendDepth());
         assertEquals(org.verbs4j.netty.RdmaIoHandler.DEFAULT_SPIN_NANOS, o.rdmaSpinNanos);
+        assertEquals(org.verbs4j.netty.RdmaIoHandler.DEFAULT_MAX_PARK_NANOS, o.rdmaMaxParkNanos);
+        assertEquals(200_000, parse("--rdma-max-park", "200", "h").rdmaMaxParkNanos);
         assertEquals(null, o.byteBufAllocator());
         assertEquals(io.netty.buffer.PooledByteBufAllocator.DEFAULT, parse("--allocator", "pooled", "h").byteBufAllocator());
         assertEquals(0, o.nettyEndpointOptions().rdmaRegionSize());
@@ -62,7 +64,7 @@ class NettyPerfOptionsTest {
     @ParameterizedTest
     @ValueSource(strings = {
         "--bogus", "-s 0 h", "-s 64,x h", "-s , h", "-n 4 h", "-n abc h", "-w -1 h", "-p 0 h", "-p 70000 h",
-        "--only speed h", "--only latency,nothing h", "-m 10 h", "-t 0 h", "--allocator fast h", "--rdma-spin -1 h", "--max-alloc -1 h", "--max-alloc 0", "a b",
+        "--only speed h", "--only latency,nothing h", "-m 10 h", "-t 0 h", "--allocator fast h", "--rdma-spin -1 h", "--rdma-max-park 15 h", "--max-alloc -1 h", "--max-alloc 0", "a b",
         "-b 1.2.3.4 h", "--local -b 1.2.3.4", "--csv x.csv", "--only grpc", "-d nosuchdevice0", "-d x 1.2.3.4", "-s"})
     void aBadCommandLineIsAUsageError(String line) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
