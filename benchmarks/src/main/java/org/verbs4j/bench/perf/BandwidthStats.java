@@ -38,6 +38,15 @@ public final class BandwidthStats {
      */
     public static Result compute(long bytes, long iters, long[] posted, long[] completed, int cqMod, boolean noPeak,
             boolean gbits) {
+        return compute(bytes, iters, posted, completed, cqMod, 1, noPeak, gbits);
+    }
+
+    /**
+     * Report of a run with time stamps whose sender posted lists of {@code postList} requests ({@code -l}): only a
+     * list's first message has its post time, so the windows start at lists, as perftest's do.
+     */
+    static Result compute(long bytes, long iters, long[] posted, long[] completed, int cqMod, int postList,
+            boolean noPeak, boolean gbits) {
         double factor = gbits ? GBIT : MB;
         int n = (int) iters;
         long total = noPeak ? completed[0] - posted[0] : completed[n - 1] - posted[0];
@@ -47,7 +56,7 @@ public final class BandwidthStats {
         double peak = 0;
         if (!noPeak) {
             double best = Double.POSITIVE_INFINITY;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n; i += postList) {
                 for (int j = roundUp(i + 1, cqMod) - 1; j < n; j += cqMod) {
                     best = Math.min(best, (double) (completed[j] - posted[i]) / (j - i + 1));
                 }

@@ -83,6 +83,8 @@ final class LocalWarmUp {
         private boolean cut;
         /** When the first side asked for run 1 (its first run ended): the budget counts from there. */
         private long budgetStart;
+        /** {@code -l}: every run's iterations are a multiple of the post list (and at least one list). */
+        private int multiple = 1;
 
         Plan(long start, long budgetNanos) {
             this(start, budgetNanos, TimeUnit.SECONDS.toNanos(CUT_SECONDS));
@@ -118,8 +120,17 @@ final class LocalWarmUp {
                         : (double) lastIters * Math.max(0, remaining) / lastNanos / (MAX_RUNS - r);
                 n = (long) Math.max(MIN_RUN_ITERS, Math.min(RUN_ITERS, perRun));
             }
+            if (n > 0) {
+                n = Math.max(multiple, n / multiple * multiple);
+            }
             runs.add(n);
             return n;
+        }
+
+        /** Makes every run's iterations a multiple of {@code postList} ({@code -l}). {@return this} */
+        synchronized Plan inListsOf(int postList) {
+            multiple = postList;
+            return this;
         }
 
         /**
@@ -162,7 +173,7 @@ final class LocalWarmUp {
         String what;
         PerfOptions server;
         PerfOptions client;
-        Plan plan = new Plan(start, BUDGET_NANOS);
+        Plan plan = new Plan(start, BUDGET_NANOS).inListsOf(o.postList);
         try {
             server = loopbackOptions(o);
             server.warmupPlan = plan;
@@ -249,7 +260,7 @@ final class LocalWarmUp {
             lo.warmup = 0;
         } else {
             // the runs' iterations come from the Plan; --warmup only sizes the time-stamp arrays and turns the runs on
-            lo.iters = LAST_RUN_ITERS;
+            lo.iters = Math.max(o.postList, LAST_RUN_ITERS / o.postList * o.postList);
             lo.warmup = RUN_ITERS;
         }
         return lo;

@@ -54,6 +54,8 @@ final class PerfCommandLine {
             null, "Rx queue size (send tests)").defaultText("512");
     static final Option<Integer> CQ_MOD = Option.of('Q', "cq-mod", "N", Values.intIn(1, PerfOptions.MAX_CQ_MOD),
             PerfOptions.DEF_CQ_MOD, "Generate Cqe only after N completions (bandwidth tests)");
+    static final Option<Integer> POST_LIST = Option.of('l', "post_list", "LIST", Values.intIn(1, PerfOptions.MAX_TX),
+            1, "Post list of send WQEs of <list size> size, instead of single posts (bandwidth tests)");
     static final Option<Boolean> NO_PEAK = Option.flag('N', "noPeak", "Cancel peak-bw calculation (bandwidth tests)");
     static final Option<Boolean> BIDIRECTIONAL = Option.flag('b', "bidirectional",
             "Measure bidirectional bandwidth (write_bw, read_bw; both sides give it)");
@@ -81,7 +83,7 @@ final class PerfCommandLine {
         {'z', "comm_rdma_cm", "the exchange over rdma_cm"}, {'L', "hop_limit", "raw Ethernet"},
         {'M', "MGID", "multicast"},
         {'C', "report-cycles", "verbs4j-perf times in nanoseconds, not cycles"}, {'A', "atomic_type", "atomics"},
-        {'O', "dualport", "both ports"}, {'l', "post_list", "lists of work requests"}, {'f', "margin", "a margin"},
+        {'O', "dualport", "both ports"}, {'f', "margin", "a margin"},
         {'B', "source_mac", "raw Ethernet"}, {'E', "dest_mac", "raw Ethernet"}, {'J', "dest_ip", "raw Ethernet"},
         {'j', "source_ip", "raw Ethernet"}, {'K', "dest_port", "raw Ethernet"}, {'k', "source_port", "raw Ethernet"},
         {'Y', "ethertype", "raw Ethernet"}, {'w', "limit_bw", "a bandwidth limit"},
@@ -137,13 +139,13 @@ final class PerfCommandLine {
         if (test == null) {
             p.add(ALL, BIDIRECTIONAL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT, INLINE,
                     MTU, ITERS,
-                    NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM, SIZE, SL, TX_DEPTH, TOS, QP_TIMEOUT, UNSORTED, VERSION,
-                    GID_INDEX, VECTOR, REPORT_GBITS, WARMUP, NO_WARMUP);
+                    NO_PEAK, OUTS, PORT, POST_LIST, CQ_MOD, RX_DEPTH, RDMA_CM, SIZE, SL, TX_DEPTH, TOS, QP_TIMEOUT,
+                    UNSORTED, VERSION, GID_INDEX, VECTOR, REPORT_GBITS, WARMUP, NO_WARMUP);
         } else {
             p.add(ALL, BIDIRECTIONAL, MAX_SIZE, CONNECTION, DEVICE, DURATION, EVENTS, CPU_FREQ, HISTOGRAM, IB_PORT,
                     INLINE, MTU,
                     ITERS.withDefault(test == PerfTest.WRITE_BW ? PerfOptions.DEF_ITERS_WRITE_BW : PerfOptions.DEF_ITERS),
-                    NO_PEAK, OUTS, PORT, CQ_MOD, RX_DEPTH, RDMA_CM,
+                    NO_PEAK, OUTS, PORT, POST_LIST, CQ_MOD, RX_DEPTH, RDMA_CM,
                     SIZE.withDefault((long) (test.bandwidth ? PerfOptions.DEF_SIZE_BW : PerfOptions.DEF_SIZE_LAT)), SL,
                     TX_DEPTH.withDefault(test.bandwidth ? PerfOptions.DEF_TX_BW : PerfOptions.DEF_TX_LAT), TOS, QP_TIMEOUT,
                     UNSORTED, VERSION, GID_INDEX, VECTOR, REPORT_GBITS, WARMUP, NO_WARMUP);

@@ -25,15 +25,16 @@ public final class PerfFormat {
     /** What the header block shows (perftest's {@code ctx_print_test_info}); {@code eventVector} -1 without -e. */
     record Header(PerfTest test, String device, String transport, boolean client, int txDepth, int rxDepth, int cqMod,
             int mtuBytes, String linkType, int gidIndex, int inlineSize, int outReads, boolean rdmaCm, int tos,
-            int eventVector, boolean duplex, String connection) {
+            int eventVector, boolean duplex, String connection, int postList) {
     }
 
     /** The header block, from the separator above the title to the separator below it. */
     static List<String> header(Header h) {
         List<String> l = new ArrayList<>();
         l.add(RESULT_LINE);
-        l.add("                    " + (h.duplex() ? h.test().title().replace(" BW ", " Bidirectional BW ")
-                : h.test().title()));
+        // perftest's title: the verb, then "Bidirectional " and "Post List " before "BW "
+        String kind = (h.duplex() ? " Bidirectional" : "") + (h.postList() > 1 ? " Post List" : "");
+        l.add("                    " + h.test().title().replace(" BW ", kind + " BW "));
         if (h.eventVector() >= 0) {
             l.add(" Test with events. Using " + h.device() + "_comp" + h.eventVector());
         }
@@ -44,6 +45,9 @@ public final class PerfFormat {
         l.add(" ibv_wr* API     : OFF");
         if (h.client() || h.duplex()) {
             l.add(" TX depth        : " + h.txDepth());
+        }
+        if (h.postList() > 1) {
+            l.add(" Post List       : " + h.postList());
         }
         if (h.test().verb == PerfTest.Verb.SEND && !h.client()) {
             l.add(" RX depth        : " + h.rxDepth());

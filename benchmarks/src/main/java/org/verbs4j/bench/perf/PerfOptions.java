@@ -67,6 +67,13 @@ public final class PerfOptions implements Cloneable {
     int rxDepth;
     int cqMod = DEF_CQ_MOD;
     boolean cqModGiven;
+    /**
+     * {@code -l}: the sender posts chains of this many requests (one post per list), every {@code cqMod}-th of a list
+     * signaled; 1: single posts.
+     */
+    int postList = 1;
+    /** {@code -l} without {@code -Q}: the CQ moderation became the list's size, which perftest says before the test. */
+    boolean cqModFromPostList;
     boolean noPeak;
     boolean histogram;
     boolean unsorted;
@@ -121,6 +128,7 @@ public final class PerfOptions implements Cloneable {
         tos = c.get(PerfCommandLine.TOS);
         cqMod = c.get(PerfCommandLine.CQ_MOD);
         cqModGiven = c.given(PerfCommandLine.CQ_MOD);
+        postList = c.get(PerfCommandLine.POST_LIST);
         noPeak = c.get(PerfCommandLine.NO_PEAK);
         histogram = c.get(PerfCommandLine.HISTOGRAM);
         unsorted = c.get(PerfCommandLine.UNSORTED);
@@ -247,6 +255,44 @@ public final class PerfOptions implements Cloneable {
         return of(test, PerfCommandLine.parser(test).parse(args));
     }
 
+    /** perftest's rules for {@code -l}, and the cases verbs4j-perf does not implement. */
+    private void postListDependencies() throws UsageException {
+        if (postList == 1) {
+            return;
+        }
+        if (!test.bandwidth) {
+            throw new UsageException("Post list is supported in BW tests only (-l)");
+        }
+        if (!isDuration() && iters % postList != 0) {
+            throw new UsageException("Number of iterations must be a multiple of post list size (-n " + iters + ", -l "
+                    + postList + ")");
+        }
+        if (warmup > 0) {
+            throw new UsageException("--warmup ITERS with -l is not implemented by verbs4j-perf (the local warm-up, "
+                    + "the default, runs post lists)");
+        }
+        if (!cqModGiven) {
+            cqMod = postList;
+            cqModFromPostList = true;
+        } else if (postList % cqMod != 0) {
+            throw new UsageException("Post list size must be a multiple of CQ moderation (-l " + postList + ", -Q "
+                    + cqMod + ")");
+        }
+        if (postList > txDepth) {
+            throw new UsageException("post list size " + postList + " is larger than the TX depth " + txDepth
+                    + ": no list would fit the send queue (-l, -t)");
+        }
+        if (duplex && test.verb == PerfTest.Verb.SEND) {
+            throw new UsageException("send_bw -b with -l is not implemented by verbs4j-perf (write_bw and read_bw "
+                    + "have it)");
+        }
+        if (test.verb == PerfTest.Verb.SEND && postList >= rxDepth) {
+            // with receive credits (iWARP) a list goes only while it fits below the peer's rx depth
+            throw new UsageException("post list size " + postList + " must be smaller than the RX depth " + rxDepth
+                    + " (-l, -r)");
+        }
+    }
+
     /** perftest's {@code force_dependecies}, the part that concerns what verbs4j-perf implements. */
     private void dependencies() throws UsageException {
         if (all && sizeGiven) {
@@ -316,5 +362,6 @@ public final class PerfOptions implements Cloneable {
         if (all) {
             size = largestSize();
         }
+        postListDependencies();
     }
 }

@@ -69,7 +69,7 @@ final class PerfReport {
         if (t == PerfTest.SEND_BW && !client && !o.duplex) {
             r = BandwidthStats.duration(size, o.iters, completed[0] - posted[0], o.reportGbits);
         } else if (client || o.duplex) {
-            r = BandwidthStats.compute(size, o.iters, posted, completed, o.cqMod, o.noPeak, o.reportGbits);
+            r = BandwidthStats.compute(size, o.iters, posted, completed, o.cqMod, o.postList, o.noPeak, o.reportGbits);
         } else {
             r = null;
         }

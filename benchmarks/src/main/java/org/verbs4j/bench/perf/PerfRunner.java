@@ -58,6 +58,8 @@ final class PerfRunner implements AutoCloseable {
     private final SendRequests signaled = SendRequests.allocate(1, 1);
     private final SendRequests unsignaled = SendRequests.allocate(1, 1);
     private final SendRequests credit = SendRequests.allocate(1, 1);
+    /** {@code -l}: one chain of {@code postList} requests, every {@code cqMod}-th signaled; null without it. */
+    private final SendRequests list;
     private final ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
     private final WorkCompletions wc = WorkCompletions.allocate(POLL_BATCH);
     /** The credit writes' completions: reaped in the middle of a batch of receive completions still in {@link #wc}. */
@@ -85,6 +87,7 @@ final class PerfRunner implements AutoCloseable {
         this.sendChannel = s.sendChannel;
         this.recvChannel = s.recvChannel;
         this.mr = s.mr;
+        this.list = o.postList > 1 ? SendRequests.allocate(o.postList, 1) : null;
         int n = o.isDuration() ? 1 : Math.max(o.iters, o.warmup);
         this.posted = new long[n];
         this.completed = new long[n];
@@ -163,6 +166,14 @@ final class PerfRunner implements AutoCloseable {
         for (SendRequests w : new SendRequests[] {signaled, unsignaled}) {
             w.at(0).clear().wrId(0).opcode(op).flags(inline | (w == signaled ? SendFlags.SIGNALED : 0))
                     .sge(s.sendAddress(), sz, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
+        }
+        if (list != null) {
+            // perftest's ctx_set_send_wqes with a post list: every cqMod-th of the list signaled (the last among them)
+            for (int j = 0; j < o.postList; j++) {
+                list.at(j).clear().wrId(0).opcode(op).flags(inline | ((j + 1) % o.cqMod == 0 ? SendFlags.SIGNALED : 0))
+                        .sge(s.sendAddress(), sz, mr.lkey()).rdma(s.remote.vaddr(), s.remote.rkey());
+            }
+            list.count(o.postList);
         }
         if (s.useCredits()) {
             // -b: this side's count goes from a word of its own (the peer's credits for it land in creditOffset)
@@ -366,6 +377,9 @@ final class PerfRunner implements AutoCloseable {
         final MemoryRegion m = mr;
         final int op = o.test.verb == PerfTest.Verb.SEND ? SEND : o.test.verb == PerfTest.Verb.WRITE ? WRITE : READ;
         final CompletionChannel sch = sendChannel;
+        // -l: a post is a chain of `step` requests (iters and cqMod divide evenly: PerfOptions)
+        final SendRequests chain = list;
+        final int step = chain == null ? 1 : o.postList;
         // the signaled requests: every cqMod-th, and the last (-e runs have no duration)
         final long lastSignal = iters % cqMod != 0 ? 1 : 0;
         long scnt = 0;
@@ -379,19 +393,23 @@ final class PerfRunner implements AutoCloseable {
         }
         final long allocBefore = allocated();
         while (scnt < iters || ccnt < iters || duration && !clock.ended()) {
-            while ((scnt < iters || duration) && scnt - ccnt + 1 <= txDepth) {
-                if (credits && scnt + 1 - (m.getLongVolatile(creditOffset) >>> creditShift & 0xffffffffL) >= rxDepth) {
+            while ((scnt < iters || duration) && scnt - ccnt + step <= txDepth) {
+                if (credits && scnt + step - (m.getLongVolatile(creditOffset) >>> creditShift & 0xffffffffL) >= rxDepth) {
                     break;
                 }
-                boolean signal = scnt % cqMod == cqMod - 1 || !duration && scnt == iters - 1;
                 if (!noPeak) {
                     tp[(int) scnt] = System.nanoTime();
                 }
                 if (duration && clock.ended()) {
                     break;
                 }
-                qp.postSend(signal ? signaled : unsignaled);
-                scnt++;
+                if (chain != null) {
+                    qp.postSend(chain);
+                } else {
+                    boolean signal = scnt % cqMod == cqMod - 1 || !duration && scnt == iters - 1;
+                    qp.postSend(signal ? signaled : unsignaled);
+                }
+                scnt += step;
             }
             if (ccnt < iters || duration && ccnt < scnt) {
                 int ne = sendCq.poll(wc, POLL_BATCH);
@@ -647,6 +665,9 @@ final class PerfRunner implements AutoCloseable {
     public void close() {
         signaled.close();
         unsignaled.close();
+        if (list != null) {
+            list.close();
+        }
         credit.close();
         recv.close();
         wc.close();

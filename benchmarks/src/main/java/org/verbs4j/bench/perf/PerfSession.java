@@ -468,7 +468,7 @@ final class PerfSession implements AutoCloseable {
                 : transport == TransportType.IB ? "IB" : "Unknown", o.isClient(), o.txDepth, o.rxDepth, o.cqMod, mtuBytes,
                 link == LinkLayer.ETHERNET ? "Ethernet" : link == LinkLayer.INFINIBAND || link == LinkLayer.UNSPECIFIED ? "IB"
                         : "Unknown", sourceGid == null ? -1 : sourceGid.index(), inlineSize, outReads, o.rdmaCm, o.tos,
-                o.events ? o.eqNum : -1, o.duplex, o.uc ? "UC" : "RC");
+                o.events ? o.eqNum : -1, o.duplex, o.uc ? "UC" : "RC", o.postList);
     }
 
     @Override

@@ -117,6 +117,11 @@ public final class VerbsPerf {
             err.printf(java.util.Locale.ROOT, "verbs4j-perf: System.nanoTime() takes %.0f ns here%n", clockCostNanos());
         }
         PerfSession.checkVectorEarly(o);
+        if (o.cqModFromPostList) {
+            out.println(PerfFormat.RESULT_LINE); // as perftest says it, when it reads its options
+            out.println("Post List requested - CQ moderation will be the size of the post list");
+            out.flush();
+        }
         if (o.localWarmup) {
             // before the exchange exists: the peer (perhaps C perftest) sees nothing of it; a server prints its
             // "Waiting for client" banner (scripts wait for it) only once it is about to listen

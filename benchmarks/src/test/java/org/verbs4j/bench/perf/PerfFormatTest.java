@@ -70,7 +70,7 @@ class PerfFormatTest {
     @Test
     void headerBlockOfAClientAndOfAServer() {
         List<String> client = PerfFormat.header(new PerfFormat.Header(PerfTest.SEND_LAT, "rxe0", "IB", true, 1, 200, 1, 1024,
-                "Ethernet", 1, 0, 128, false, -1, -1, false, "RC"));
+                "Ethernet", 1, 0, 128, false, -1, -1, false, "RC", 1));
         assertEquals(List.of(PerfFormat.RESULT_LINE,
                 "                    Send Latency Test",
                 " Dual-port       : OFF\t\tDevice         : rxe0",
@@ -87,7 +87,7 @@ class PerfFormatTest {
                 " Data ex. method : Ethernet",
                 PerfFormat.RESULT_LINE), client);
         List<String> server = PerfFormat.header(new PerfFormat.Header(PerfTest.READ_BW, "siw0", "IW", false, 128, 1, 100,
-                1024, "Ethernet", 0, 0, 128, true, -1, 0, false, "RC"));
+                1024, "Ethernet", 0, 0, 128, true, -1, 0, false, "RC", 1));
         assertEquals(List.of(PerfFormat.RESULT_LINE,
                 "                    RDMA_Read BW Test",
                 " Test with events. Using siw0_comp0",
@@ -109,10 +109,19 @@ class PerfFormatTest {
                 PerfFormat.RESULT_LINE), server);
         // -b: the title says so, and a server has a TX depth too
         List<String> duplex = PerfFormat.header(new PerfFormat.Header(PerfTest.WRITE_BW, "rxe0", "IB", false, 128, 1,
-                100, 1024, "Ethernet", 1, 0, 128, false, -1, -1, true, "UC"));
+                100, 1024, "Ethernet", 1, 0, 128, false, -1, -1, true, "UC", 1));
         assertEquals("                    RDMA_Write Bidirectional BW Test", duplex.get(1));
         assertTrue(duplex.contains(" TX depth        : 128"), duplex.toString());
         assertTrue(duplex.contains(" Connection type : UC\t\tUsing SRQ      : OFF"), duplex.toString());
+        assertTrue(duplex.stream().noneMatch(l -> l.startsWith(" Post List")), duplex.toString());
+        // -l: the title and a line after the TX depth, as perftest prints them
+        List<String> list = PerfFormat.header(new PerfFormat.Header(PerfTest.SEND_BW, "siw0", "IW", true, 128, 512,
+                16, 1024, "Ethernet", 0, 0, 0, true, -1, -1, true, "RC", 16));
+        assertEquals("                    Send Bidirectional Post List BW Test", list.get(1));
+        assertEquals(" Post List       : 16", list.get(list.indexOf(" TX depth        : 128") + 1), list.toString());
+        List<String> one = PerfFormat.header(new PerfFormat.Header(PerfTest.READ_BW, "siw0", "IW", true, 128, 1,
+                16, 1024, "Ethernet", 0, 0, 16, true, -1, -1, false, "RC", 16));
+        assertEquals("                    RDMA_Read Post List BW Test", one.get(1));
     }
 
     @Test

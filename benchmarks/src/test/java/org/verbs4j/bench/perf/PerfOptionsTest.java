@@ -164,6 +164,42 @@ class PerfOptionsTest {
     }
 
     @Test
+    void postListAsPerftestTakesIt() throws Exception {
+        PerfOptions one = parse(PerfTest.WRITE_BW, "h");
+        assertEquals(1, one.postList);
+        assertFalse(one.cqModFromPostList);
+        // -l without -Q: the CQ moderation becomes the list's size (also above 8 KiB, where it would be 1)
+        PerfOptions l = parse(PerfTest.WRITE_BW, "-l", "8", "-s", "65536", "h");
+        assertEquals(8, l.postList);
+        assertEquals(8, l.cqMod);
+        assertEquals("Number of iterations must be a multiple of post list size (-n 5000, -l 16)",
+                error(PerfTest.WRITE_BW, "-l", "16"));
+        assertTrue(l.cqModFromPostList);
+        // with -Q the list must be a multiple of it
+        PerfOptions q = parse(PerfTest.SEND_BW, "--post_list=8", "-Q", "4", "h");
+        assertEquals(4, q.cqMod);
+        assertFalse(q.cqModFromPostList);
+        assertEquals("Post list size must be a multiple of CQ moderation (-l 8, -Q 3)",
+                error(PerfTest.SEND_BW, "-l", "8", "-Q", "3"));
+        assertEquals("Number of iterations must be a multiple of post list size (-n 1000, -l 3)",
+                error(PerfTest.READ_BW, "-l", "3"));
+        assertEquals(3, parse(PerfTest.READ_BW, "-l", "3", "-D", "4").postList, "-D: no iteration count to divide");
+        for (PerfTest lat : new PerfTest[] {PerfTest.SEND_LAT, PerfTest.WRITE_LAT, PerfTest.READ_LAT}) {
+            assertEquals("Post list is supported in BW tests only (-l)", error(lat, "-l", "2"));
+        }
+        assertEquals(1, parse(PerfTest.SEND_LAT, "-l", "1").postList);
+        assertEquals("post list size 200 is larger than the TX depth 128: no list would fit the send queue (-l, -t)",
+                error(PerfTest.WRITE_BW, "-l", "200"));
+        assertEquals("post list size 8 must be smaller than the RX depth 8 (-l, -r)",
+                error(PerfTest.SEND_BW, "-l", "8", "-r", "8"));
+        assertEquals("send_bw -b with -l is not implemented by verbs4j-perf (write_bw and read_bw have it)",
+                error(PerfTest.SEND_BW, "-b", "-l", "4"));
+        assertEquals(4, parse(PerfTest.WRITE_BW, "-b", "-l", "4").postList);
+        assertTrue(error(PerfTest.WRITE_BW, "-l", "4", "--warmup", "100").startsWith("--warmup ITERS with -l is not"));
+        assertEquals("option -l: 0 is not between 1 and 15000", error(PerfTest.WRITE_BW, "-l", "0"));
+    }
+
+    @Test
     void refusedAndWrongOptionsSayWhat() {
         assertEquals("option -q (--qp, several queue pairs) is not implemented by verbs4j-perf",
                 error(PerfTest.SEND_BW, "-q", "2"));

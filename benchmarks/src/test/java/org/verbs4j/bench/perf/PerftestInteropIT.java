@@ -169,6 +169,27 @@ class PerftestInteropIT {
         runPair(t, role, 65536, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
     }
 
+    static Stream<Arguments> postListTests() {
+        return matrix((f, t) -> t.isBandwidth());
+    }
+
+    /**
+     * {@code -l 4} on both sides: the sender posts lists of four requests (the CQ moderation becomes 4), all three
+     * bandwidth tests in both roles, rxe0 over perftest's TCP exchange and siw0 with {@code -R}, at 64 KiB; both
+     * titles and headers say post list.
+     */
+    @ParameterizedTest(name = "-l on {0}, {1}, {2}")
+    @MethodSource("postListTests")
+    void postListsOnBothSides(Fabric f, PerfTest t, Role role) throws Exception {
+        int port = NEXT_PORT.getAndIncrement();
+        List<String> common = f == Fabric.RXE
+                ? List.of("-d", f.device(), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"), "-l", "4", "-p", Integer.toString(port),
+                        "-s", "65536", "-n", Integer.toString(ITERS))
+                : List.of("-d", f.device(), "-R", "-l", "4", "-p", Integer.toString(port), "-s", "65536", "-n",
+                        Integer.toString(ITERS));
+        runPair(t, role, 65536, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
+    }
+
     static Stream<Arguments> ucTests() {
         return matrix((f, t) -> f == Fabric.RXE && t.verb() != PerfTest.Verb.READ);
     }
@@ -355,6 +376,12 @@ class PerftestInteropIT {
         if (common.contains("-b")) {
             String title = t.title().replace(" BW ", " Bidirectional BW ");
             assertTrue(server.out().contains(title) && client.out().contains(title), "both titles say Bidirectional\n" + d);
+        }
+        if (common.contains("-l")) {
+            String title = t.title().replace(" BW ", " Post List BW ");
+            String line = " Post List       : " + common.get(common.indexOf("-l") + 1);
+            assertTrue(server.out().contains(title) && client.out().contains(title), "both titles say Post List\n" + d);
+            assertTrue(server.out().contains(line) && client.out().contains(line), "both headers give the list\n" + d);
         }
         if (common.contains("-e")) {
             assertTrue(jSide.out().contains(" Test with events. Using " + common.get(common.indexOf("-d") + 1) + "_comp0")

@@ -1,6 +1,7 @@
 package org.verbs4j.bench.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -88,6 +89,22 @@ class StatsTest {
         assertEquals(1 / 0.0005, r.peak(), 1e-6);
         BandwidthStats.Result g = BandwidthStats.compute(1 << 20, n, posted, completed, 5, false, true);
         assertEquals((1 << 20) * 10 * 8 / 0.008 / 1e9, g.average(), 1e-9, "Gb/s: 10^9 bits");
+    }
+
+    @Test
+    void bandwidthOfPostListsStartsItsWindowsAtLists() {
+        // 8 messages in lists of 4 (cq_mod 4): lists posted at 0 and 1 ms, completed at 4 and 5 ms; the other
+        // entries of posted[] hold nothing of this run (here: a stale 3.9 ms that would make a 0.1 ms window)
+        long[] posted = {0, 3_900_000, 3_900_000, 3_900_000, 1_000_000, 3_900_000, 3_900_000, 3_900_000};
+        long[] completed = new long[8];
+        completed[3] = 4_000_000;
+        completed[7] = 5_000_000;
+        BandwidthStats.Result r = BandwidthStats.compute(1 << 20, 8, posted, completed, 4, 4, false, false);
+        assertEquals(8 / 0.005, r.average(), 1e-6);
+        // windows from list starts only: 0 -> 3 (4 ms / 4), 0 -> 7 (5 ms / 8), 4 -> 7 (4 ms / 4): 0.625 ms each
+        assertEquals(1 / 0.000625, r.peak(), 1e-6);
+        BandwidthStats.Result single = BandwidthStats.compute(1 << 20, 8, posted, completed, 4, false, false);
+        assertTrue(single.peak() > r.peak(), "read as single posts, the stale entries make a better window");
     }
 
     @Test
