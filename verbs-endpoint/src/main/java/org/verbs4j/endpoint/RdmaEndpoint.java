@@ -56,6 +56,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final ByteBuffer rdmaView;
     private final SendQueue sendQueue;
     private final Credits credits;
+    /** {@link #repostReceive}'s slot, as a list of one. */
+    private final int[] oneSlot = new int[1];
     private final EndpointQueuePair queuePair;
     private final int inlineLimit;
     /** Asked of the QP once connected (a software iWARP QP knows it only then); before, false. */
@@ -425,18 +427,8 @@ public final class RdmaEndpoint implements AutoCloseable {
      * @param slot the receive slot, the {@code wrId} of its completion
      */
     public void repostReceive(int slot) {
-        enterCall();
-        try {
-            recvSlots.check(slot);
-            postReceive(slot);
-            if (credits.enabled()) {
-                credits.publish();
-            }
-        } catch (RuntimeException e) {
-            throw closedDuring(e);
-        } finally {
-            leaveCall();
-        }
+        oneSlot[0] = slot; // one thread at a time uses an endpoint
+        repostReceives(oneSlot, 0, 1);
     }
 
     /**

@@ -148,8 +148,18 @@ class PerftestInteropIT {
         runPair(t, role, size, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
     }
 
-    static Stream<Arguments> bidirectionalTests() {
+    static Stream<Arguments> bandwidthTests() {
         return matrix((f, t) -> t.isBandwidth());
+    }
+
+    /** A pair with {@code flags} on both sides at 64 KiB: rxe0 over perftest's TCP exchange, siw0 with {@code -R}. */
+    static void bothSidesAt64K(Fabric f, PerfTest t, Role role, String... flags) throws Exception {
+        List<String> common = new ArrayList<>(List.of("-d", f.device()));
+        common.addAll(f == Fabric.RXE ? List.of("-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX")) : List.of("-R"));
+        common.addAll(List.of(flags));
+        common.addAll(List.of("-p", Integer.toString(NEXT_PORT.getAndIncrement()), "-s", "65536", "-n",
+                Integer.toString(ITERS)));
+        runPair(t, role, 65536, List.copyOf(common), f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
     }
 
     /**
@@ -158,19 +168,9 @@ class PerftestInteropIT {
      * TCP exchange, siw0 with {@code -R}, at 64 KiB.
      */
     @ParameterizedTest(name = "-b on {0}, {1}, {2}")
-    @MethodSource("bidirectionalTests")
+    @MethodSource("bandwidthTests")
     void bidirectionalOnBothSides(Fabric f, PerfTest t, Role role) throws Exception {
-        int port = NEXT_PORT.getAndIncrement();
-        List<String> common = f == Fabric.RXE
-                ? List.of("-d", f.device(), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"), "-b", "-p", Integer.toString(port),
-                        "-s", "65536", "-n", Integer.toString(ITERS))
-                : List.of("-d", f.device(), "-R", "-b", "-p", Integer.toString(port), "-s", "65536", "-n",
-                        Integer.toString(ITERS));
-        runPair(t, role, 65536, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
-    }
-
-    static Stream<Arguments> postListTests() {
-        return matrix((f, t) -> t.isBandwidth());
+        bothSidesAt64K(f, t, role, "-b");
     }
 
     /**
@@ -179,15 +179,9 @@ class PerftestInteropIT {
      * titles and headers say post list.
      */
     @ParameterizedTest(name = "-l on {0}, {1}, {2}")
-    @MethodSource("postListTests")
+    @MethodSource("bandwidthTests")
     void postListsOnBothSides(Fabric f, PerfTest t, Role role) throws Exception {
-        int port = NEXT_PORT.getAndIncrement();
-        List<String> common = f == Fabric.RXE
-                ? List.of("-d", f.device(), "-x", Lab.env("FABRIC_LAB_RXE_GID_INDEX"), "-l", "4", "-p", Integer.toString(port),
-                        "-s", "65536", "-n", Integer.toString(ITERS))
-                : List.of("-d", f.device(), "-R", "-l", "4", "-p", Integer.toString(port), "-s", "65536", "-n",
-                        Integer.toString(ITERS));
-        runPair(t, role, 65536, common, f.ip(), f == Fabric.RXE ? PerftestInteropIT::awaitListening : null);
+        bothSidesAt64K(f, t, role, "-l", "4");
     }
 
     static Stream<Arguments> ucTests() {
