@@ -991,9 +991,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * {@link #failed}, as {@link #repost}'s.
      */
     private void repostBatch(RdmaEndpoint ep) {
+        if (!open) {
+            return; // a handler closed the channel in the batch: the close posts them (dropQueue), perhaps off the loop
+        }
         int n = repostAfterBatchCount;
         repostAfterBatchCount = 0;
-        if (n > 0 && repostFailure == null && open) {
+        if (n > 0 && repostFailure == null) {
             try {
                 ep.repostReceives(repostAfterBatch, 0, n);
             } catch (RuntimeException e) {
