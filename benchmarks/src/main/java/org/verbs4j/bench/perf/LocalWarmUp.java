@@ -121,7 +121,7 @@ final class LocalWarmUp {
                 n = (long) Math.max(MIN_RUN_ITERS, Math.min(RUN_ITERS, perRun));
             }
             if (n > 0) {
-                n = Math.max(multiple, n / multiple * multiple);
+                n = wholeLists(n, multiple);
             }
             runs.add(n);
             return n;
@@ -165,6 +165,11 @@ final class LocalWarmUp {
     static final int PORT_ATTEMPTS = 3;
 
     private LocalWarmUp() {
+    }
+
+    /** {@code n} iterations cut to whole post lists of {@code postList} ({@code -l}), at least one list. */
+    static long wholeLists(long n, int postList) {
+        return Math.max(postList, n / postList * postList);
     }
 
     /** Runs the warm-up for the run {@code o} (before its exchange exists); never throws. */
@@ -260,7 +265,7 @@ final class LocalWarmUp {
             lo.warmup = 0;
         } else {
             // the runs' iterations come from the Plan; --warmup only sizes the time-stamp arrays and turns the runs on
-            lo.iters = Math.max(o.postList, LAST_RUN_ITERS / o.postList * o.postList);
+            lo.iters = (int) wholeLists(LAST_RUN_ITERS, o.postList);
             lo.warmup = RUN_ITERS;
         }
         return lo;
