@@ -7,6 +7,7 @@ import java.nio.channels.Selector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,16 +17,32 @@ import org.slf4j.LoggerFactory;
  * readable it delivers the inbound segments (so a Write or Read target, and a completion channel, make progress
  * while no application thread polls; while application threads wait on a QP's CQs by polling them they receive,
  * and this thread leaves that socket's reading to them, looking again every millisecond, and at once when a CQ is
- * armed); when a QP's transmit found the socket full, it waits for the socket to be writable and resumes it; and it ends a QP
- * whose peer has read nothing for the connection's time-out. It takes the same non-blocking tokens as the
- * application threads ({@link QpDataPath}), so it never waits for them: when an application thread holds one,
- * that thread does the work. Started with the context's first connected QP, stopped when the context is destroyed.
+ * armed). While a peer streams to a socket faster than one read takes it in, the thread reads that socket after
+ * short naps instead of waiting on the selector, and gives it back to the selector when a nap's reads find little
+ * ({@link #NAP_NANOS}). When a QP's transmit found the socket full, it waits for the socket to be writable and
+ * resumes it; and it ends a QP whose peer has read nothing for the connection's time-out. It takes the same
+ * non-blocking tokens as the application threads ({@link QpDataPath}), so it never waits for them: when an
+ * application thread holds one, that thread does the work. Started with the context's first connected QP, stopped
+ * when the context is destroyed.
  */
 final class ProgressEngine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressEngine.class);
     private static final long SELECT_MILLIS = 100;
     /** How often to look again while a QP's socket is left to the threads polling its CQs. */
     private static final long POLLED_MILLIS = 1;
+    /**
+     * The nap between reads of a socket the peer streams to (timer slack makes it longer); 0 turns naps off.
+     * While a thread sleeps on the selector, each segment the peer's kernel queues wakes it, and on loopback the
+     * sending thread pays for that wake-up: a sixth of a {@code write_bw} sender's time.
+     */
+    static final long NAP_NANOS = Long.getLong("verbs4j.softiwarp.napNanos", 20_000);
+    /**
+     * A read at least this large is followed by a second one; if that finds more, the peer streams. After a nap, the
+     * same: the peer streams on while the reads take in this much and a second read finds more.
+     */
+    private static final int NAP_ENTER_BYTES = 16 * 1024;
+    /** Reads after one nap at most, so other QPs of the thread wait at most this many reads. */
+    private static final int NAP_READS = 8;
 
     private final Selector selector;
     private final Thread thread;
@@ -81,6 +98,7 @@ final class ProgressEngine implements Runnable {
                 }
                 long now = System.nanoTime();
                 boolean leftToPollers = false;
+                boolean napping = false;
                 // by index, not an iterator, and select with an action, not the selected-key set: the set's
                 // HashMap node per ready key and both iterators were the steady state's only allocations
                 for (int i = paths.size() - 1; i >= 0; i--) {
@@ -95,7 +113,12 @@ final class ProgressEngine implements Runnable {
                     }
                     boolean watch = watchesReceive(p);
                     leftToPollers |= !watch;
-                    int ops = (watch ? SelectionKey.OP_READ : 0) | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
+                    if (!watch || NAP_NANOS <= 0) {
+                        p.napping = false;
+                    }
+                    napping |= p.napping;
+                    int ops = (watch && !p.napping ? SelectionKey.OP_READ : 0)
+                            | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
                     try {
                         if (k.interestOps() != ops) {
                             k.interestOps(ops);
@@ -113,7 +136,19 @@ final class ProgressEngine implements Runnable {
                         }
                     }
                 }
-                selector.select(onReady, leftToPollers ? POLLED_MILLIS : SELECT_MILLIS);
+                if (napping) {
+                    LockSupport.parkNanos(NAP_NANOS); // a wakeup() waits for the nap's end: a few tens of µs
+                    for (int i = 0; i < paths.size(); i++) {
+                        QpDataPath p = paths.get(i);
+                        if (p.napping) {
+                            p.naps++;
+                            p.napping = drain(p);
+                        }
+                    }
+                    selector.selectNow(onReady);
+                } else {
+                    selector.select(onReady, leftToPollers ? POLLED_MILLIS : SELECT_MILLIS);
+                }
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("the progress thread {} failed; QPs of its context progress only when polled", thread.getName(), e);
@@ -161,9 +196,36 @@ final class ProgressEngine implements Runnable {
         if ((ready & SelectionKey.OP_WRITE) != 0) {
             send(p);
         }
-        if ((ready & SelectionKey.OP_READ) != 0 && receive(p) == 0) {
-            Thread.yield(); // an application thread is receiving: let it
+        if ((ready & SelectionKey.OP_READ) != 0) {
+            int r = receive(p);
+            if (r == 0) {
+                Thread.yield(); // an application thread is receiving: let it
+            } else if (r > 0 && NAP_NANOS > 0 && p.connection().lastRead() >= NAP_ENTER_BYTES && receive(p) >= 0
+                    && p.connection().lastRead() > 0) {
+                p.napping = true; // more came while the first read's segments were delivered: a stream
+            }
         }
+    }
+
+    /**
+     * The reads after a nap, until the socket is empty or {@link #NAP_READS}. {@return whether the peer still
+     * streams: a second read found more, and they took in at least {@link #NAP_ENTER_BYTES}} One message that came
+     * during the nap is taken by one read: a request and response exchange, which the selector serves better.
+     */
+    private static boolean drain(QpDataPath p) {
+        long got = 0;
+        int reads = 0;
+        for (; reads < NAP_READS; reads++) {
+            if (receive(p) < 0) {
+                return false;
+            }
+            int n = p.connection().lastRead();
+            if (n <= 0) {
+                break;
+            }
+            got += n;
+        }
+        return reads >= 2 && got >= NAP_ENTER_BYTES;
     }
 
     private static int receive(QpDataPath p) {

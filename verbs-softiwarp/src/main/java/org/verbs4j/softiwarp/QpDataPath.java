@@ -150,6 +150,14 @@ final class QpDataPath implements FpduSink {
     /** The progress thread's count of {@link #polls} at its last look (its own). */
     int pollsSeen;
     /**
+     * Set by the progress thread while the peer streams to this socket faster than it is read: the thread then reads
+     * it after short naps, without the selector, so that the sender's every segment does not wake it
+     * ({@link ProgressEngine}). Read by tests.
+     */
+    volatile boolean napping;
+    /** Naps taken for this QP (the progress thread's count, read by tests). */
+    volatile int naps;
+    /**
      * Set by the progress thread while it does not watch the socket for reading because an application thread
      * polls; an arm of either CQ then wakes the progress thread ({@link SoftCompletionQueue#requestNotify}).
      */

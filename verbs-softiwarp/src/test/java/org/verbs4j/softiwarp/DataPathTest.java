@@ -578,5 +578,97 @@ class DataPathTest {
             assertEquals(round, wc.wrId(0));
         }
     }
+
+    /**
+     * A stream of Writes to a target nobody polls: its progress thread reads the socket after naps instead of being
+     * woken for each segment, every byte arrives, and when the stream ends the socket goes back to the selector (the
+     * thread naps no more), so a later small Write is placed at once.
+     */
+    @Test
+    void aWriteStreamIsReadAfterNapsAndItsEndGivesTheSocketBack() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, MIB, Access.LOCAL_WRITE);
+        MemoryRegion target = mr(p.b, MIB, ConnectedPair.ALL);
+        QpDataPath b = p.b.qp.dataPath();
+        fill(src, 3);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int writes = 0;
+        while (b.naps == 0 || writes < 64) {
+            sends.count(4);
+            for (int i = 0; i < 4; i++) {
+                sends.at(i).clear().wrId(writes + i).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                        .sge(src, 0, MIB).rdma(target.address(), target.rkey());
+            }
+            p.a.qp.postSend(sends);
+            p.a.await(wc, 4);
+            for (int i = 0; i < 4; i++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(i));
+            }
+            writes += 4;
+            assertTrue(System.nanoTime() < deadline, "the target's progress thread never napped in " + writes
+                    + " Writes of 1 MiB");
+        }
+        fill(src, 9); // the last one, its bytes told apart
+        sends.count(1).at(0).clear().wrId(0).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(src, 0, MIB)
+                .rdma(target.address(), target.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        awaitByte(target, MIB - 1, (byte) ((MIB - 1) * 31 + 9));
+        assertFilled(target, 0, MIB, 9, 0);
+
+        while (b.napping || (b.key.interestOps() & SelectionKey.OP_READ) == 0) {
+            assertTrue(System.nanoTime() < deadline, "the socket was not given back to the selector");
+            Thread.sleep(1);
+        }
+        int naps = b.naps;
+        Thread.sleep(50);
+        assertEquals(naps, b.naps, "an idle target's thread still napped");
+
+        RawMemory.putLong(src.address(), 0x5EED_F00DL);
+        sends.count(1).at(0).clear().wrId(1).opcode(Opcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sge(src, 0, 8)
+                .rdma(target.address(), target.rkey());
+        p.a.qp.postSend(sends);
+        p.a.await(wc, 1);
+        long by = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (RawMemory.getLong(target.address()) != 0x5EED_F00DL) {
+            assertTrue(System.nanoTime() < by, "a Write after the stream was not placed");
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Request and response, as {@code write_lat} runs them: a 64 KiB Write, then a small Read behind it. The target's
+     * thread reads each message whole and finds nothing more, so it does not nap: a nap would hold the next message.
+     */
+    @Test
+    void aPingPongOfLargeWritesDoesNotNap() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, 65536 + 64, Access.LOCAL_WRITE);
+        MemoryRegion target = mr(p.b, 65536, ConnectedPair.ALL);
+        fill(src, 5);
+        int rounds = 300;
+        for (int round = 0; round < rounds; round++) {
+            sends.count(2);
+            sends.at(0).clear().wrId(2L * round).opcode(Opcode.RDMA_WRITE).sge(src, 0, 65536)
+                    .rdma(target.address(), target.rkey());
+            sends.at(1).clear().wrId(2L * round + 1).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                    .sge(src, 65536, 8).rdma(target.address() + 65528, target.rkey());
+            p.a.qp.postSend(sends);
+            p.a.await(wc, 1);
+            assertEquals(WcStatus.SUCCESS, wc.status(0));
+            assertEquals(2L * round + 1, wc.wrId(0));
+        }
+        assertFilled(target, 0, 65536, 5, 0);
+        int naps = p.b.qp.dataPath().naps;
+        assertTrue(naps < rounds / 10, naps + " naps in " + rounds + " round trips");
+    }
+
+    private static void awaitByte(MemoryRegion m, long at, byte want) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (RawMemory.getByte(m.address() + at) != want) {
+            assertTrue(System.nanoTime() < deadline, "byte " + at + " never arrived");
+            Thread.onSpinWait();
+        }
+    }
 }
 

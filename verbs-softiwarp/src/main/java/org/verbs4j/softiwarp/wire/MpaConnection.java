@@ -39,6 +39,8 @@ public final class MpaConnection implements Closeable {
     private final SelectionKey key;
     private final long timeoutMillis;
     private final ByteBuffer rx;
+    /** Bytes the last {@link #poll} read from the socket (-1 at its end). */
+    private int lastRead;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME).limit(0);
     /** The transmit side's owner: a data path's progress, or a Terminate from the receive side. */
     private final AtomicBoolean txOwner = new AtomicBoolean();
@@ -701,6 +703,11 @@ public final class MpaConnection implements Closeable {
         return channel.isOpen();
     }
 
+    /** @return bytes the last {@link #poll} read from the socket, -1 at its end */
+    public int lastRead() {
+        return lastRead;
+    }
+
     /**
      * Reads what the socket has and delivers every complete FPDU to the sink; never waits.
      *
@@ -711,6 +718,7 @@ public final class MpaConnection implements Closeable {
      */
     public int poll(FpduSink sink) throws IOException {
         int read = channel.read(rx);
+        lastRead = read;
         rx.flip();
         int delivered = receiver.receive(rx, sink);
         if (delivered < 0 && receiver.error() != null) {
