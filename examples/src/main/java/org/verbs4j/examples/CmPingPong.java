@@ -24,11 +24,12 @@ import org.verbs4j.examples.cli.Values;
  * address, so it runs unchanged on RoCE ({@code rxe0}), iWARP ({@code siw0}) and InfiniBand (IPoIB address).
  *
  * <pre>
- * cm-pingpong [-p PORT] [-b BIND_ADDR] [-s SIZE] [-n ITERS] [-r RX_DEPTH] [-c] [-M [-d DEV] [-i IB_PORT]] [SERVER]
+ * cm-pingpong [-p PORT] [-b BIND_ADDR] [-s SIZE] [-n ITERS] [-r RX_DEPTH] [-c] [-w MS] [-M [-d DEV] [-i IB_PORT]] [SERVER]
  * </pre>
  * Without SERVER it is the server: it listens on BIND_ADDR (default 0.0.0.0: every RDMA device), echoes each
- * message back, and exits after ITERS. The client sends ITERS messages of SIZE bytes, one at a time, and
- * times every round trip. {@code -c} fills every message with a pattern of its iteration that the server
+ * message back until the client disconnects, and reports the last ITERS. The client first exchanges messages for
+ * {@code -w} milliseconds, not counted (the JIT compiles the loop meanwhile), then sends ITERS messages of SIZE
+ * bytes, one at a time, and times every round trip. {@code -c} fills every message with a pattern of its iteration that the server
  * checks and echoes, and the client checks the echo. {@code -M} connects with the TCP exchange instead of
  * rdma_cm (InfiniBand and RoCE only; then {@code -d} names the device).
  *
@@ -37,6 +38,8 @@ import org.verbs4j.examples.cli.Values;
  */
 public final class CmPingPong {
     static final int DEFAULT_PORT = 18516;
+    /** Each side keeps a time per round trip: 80 MB at most. */
+    static final int MAX_ITERS = 10_000_000;
 
     int port;
     String bind;
@@ -49,6 +52,7 @@ public final class CmPingPong {
     String device;
     int ibPort;
     int timeoutSeconds;
+    int warmupMillis;
 
     static final Option<Integer> PORT = Option.of('p', "port", "PORT", Values.intIn(1, 65535), DEFAULT_PORT,
             "listen on/connect to port PORT");
@@ -56,7 +60,7 @@ public final class CmPingPong {
             "server: listen on ADDR").defaultText("0.0.0.0, every RDMA device");
     static final Option<Integer> SIZE = Option.of('s', "size", "SIZE", Values.intIn(1, Integer.MAX_VALUE), 4096,
             "size of message to exchange");
-    static final Option<Integer> ITERS = Option.of('n', "iters", "ITERS", Values.intIn(1, Integer.MAX_VALUE), 1000,
+    static final Option<Integer> ITERS = Option.of('n', "iters", "ITERS", Values.intIn(1, MAX_ITERS), 1000,
             "number of exchanges");
     static final Option<Integer> RX_DEPTH = Option.of('r', "rx-depth", "DEPTH", Values.intIn(1, 1 << 16), 16,
             "number of receives to post at a time");
@@ -67,13 +71,15 @@ public final class CmPingPong {
             "with -M: use IB device DEVICE").defaultText("the first device with an active port");
     static final Option<Integer> IB_PORT = Option.of('i', "ib-port", "PORT", Values.intIn(1, 255), 1,
             "use port PORT of the IB device");
+    static final Option<Integer> WARMUP = Option.of('w', "warmup", "MS", Values.intIn(0, 3_600_000), 1000,
+            "client: exchange messages for MS milliseconds before measuring, not counted (0: none)");
     static final Option<Integer> TIMEOUT = Option.of('t', "timeout", "SECONDS", Values.intIn(1, 86400), 60,
             "connection and idle timeout");
     static final OptionParser PARSER = new OptionParser("cm-pingpong")
             .synopsis("[options]", "start a server and wait for connection")
             .synopsis("[options] HOST", "connect to server at HOST")
             .operands(0, 1)
-            .add(PORT, BIND, SIZE, ITERS, RX_DEPTH, CHECK, MANUAL, DEVICE, IB_PORT, TIMEOUT);
+            .add(PORT, BIND, SIZE, ITERS, RX_DEPTH, CHECK, MANUAL, DEVICE, IB_PORT, WARMUP, TIMEOUT);
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -106,6 +112,7 @@ public final class CmPingPong {
         p.device = c.get(DEVICE);
         p.ibPort = c.get(IB_PORT);
         p.timeoutSeconds = c.get(TIMEOUT);
+        p.warmupMillis = c.get(WARMUP);
         p.server = c.operands().isEmpty() ? null : c.operands().get(0);
         if (p.device != null && !p.manual) {
             throw new UsageException("-d is for -M: with rdma_cm the address chooses the device");
@@ -142,32 +149,36 @@ public final class CmPingPong {
         return 0;
     }
 
+    /**
+     * Echoes every message until the client disconnects (its warm-up's too: the server need not know how long it
+     * was) and reports the last {@link #iters}: {@code done[k % (iters + 1)]} is when echo k had gone.
+     */
     private void serveOne(PrintStream out, RdmaEndpoint ep, WorkCompletions wc) {
-        {
-            describe(out, ep, "server");
-            long deadlineNanos = Duration.ofSeconds(timeoutSeconds).toNanos();
-            long start = System.nanoTime();
-            for (int i = 0; i < iters; i++) {
-                int slot = awaitReceive(ep, wc, deadlineNanos, i);
-                int len = wc.byteLength(0);
-                if (len != size) {
-                    throw new IllegalStateException("message " + i + " has " + len + " bytes, expected " + size);
-                }
-                ByteBuffer message = ep.message(wc, 0);
-                if (validate) {
-                    check(message, i, "server: message " + i);
-                }
-                ep.sendSlot(0).put(message); // the echo: receive slot -> send slot, no copy through the heap
-                ep.send(0, len);
-                ep.repostReceive(slot); // after the echo: the credit update does not delay it
-                awaitSend(ep, wc, deadlineNanos);
+        describe(out, ep, "server");
+        long deadlineNanos = Duration.ofSeconds(timeoutSeconds).toNanos();
+        long[] done = new long[iters + 1];
+        done[0] = System.nanoTime();
+        long echoed = 0;
+        for (int slot; (slot = awaitReceive(ep, wc, deadlineNanos, echoed, iters)) >= 0; ) {
+            int len = wc.byteLength(0);
+            if (len != size) {
+                throw new IllegalStateException("message " + echoed + " has " + len + " bytes, expected " + size);
             }
-            long nanos = System.nanoTime() - start;
-            report(out, nanos);
-            // the client closes first, after the last echo: wait for its disconnect so that it never meets
-            // a server that is already gone
-            awaitDisconnect(ep, wc);
+            ByteBuffer message = ep.message(wc, 0);
+            if (validate) {
+                check(message, (int) echoed, "server: message " + echoed);
+            }
+            ep.sendSlot(0).put(message); // the echo: receive slot -> send slot, no copy through the heap
+            ep.send(0, len);
+            ep.repostReceive(slot); // after the echo: the credit update does not delay it
+            awaitSend(ep, wc, deadlineNanos);
+            echoed++;
+            done[(int) (echoed % (iters + 1))] = System.nanoTime();
         }
+        if (echoed > iters) {
+            out.printf("  warm-up: %d echoes, not counted%n", echoed - iters);
+        }
+        report(out, done[(int) (echoed % (iters + 1))] - done[(int) ((echoed - iters) % (iters + 1))]);
     }
 
     int client(PrintStream out) {
@@ -186,27 +197,19 @@ public final class CmPingPong {
                     slot0.put(b, (byte) 0x5a);
                 }
             }
+            long warmStart = System.nanoTime();
+            long warmEnd = warmStart + warmupMillis * 1_000_000L;
+            long warm = 0;
+            while (warmupMillis > 0 && System.nanoTime() - warmEnd < 0) {
+                roundTrip(ep, wc, slot0, warm++, deadlineNanos);
+            }
+            if (warm > 0) {
+                out.printf("  warm-up: %d round trips in %.2f seconds, not counted%n", warm,
+                        (System.nanoTime() - warmStart) / 1e9);
+            }
             long start = System.nanoTime();
-            int echoed = -1; // the receive slot of the last echo, posted again after the next send
             for (int i = 0; i < iters; i++) {
-                if (validate) {
-                    fill(slot0, size, i);
-                }
-                long t0 = System.nanoTime();
-                ep.send(0, size);
-                if (echoed >= 0) {
-                    ep.repostReceive(echoed); // after the send: the credit update does not delay it
-                }
-                int slot = awaitReceive(ep, wc, deadlineNanos, i);
-                rtt[i] = System.nanoTime() - t0;
-                if (wc.byteLength(0) != size) {
-                    throw new IllegalStateException("echo " + i + " has " + wc.byteLength(0) + " bytes, expected " + size);
-                }
-                if (validate) {
-                    check(ep.message(wc, 0), i, "client: echo " + i);
-                }
-                echoed = slot; // (not posted after the last echo: the server may be gone by then)
-                awaitSend(ep, wc, deadlineNanos);
+                rtt[i] = roundTrip(ep, wc, slot0, warm + i, deadlineNanos);
             }
             long nanos = System.nanoTime() - start;
             report(out, nanos);
@@ -216,6 +219,32 @@ public final class CmPingPong {
             }
         }
         return 0;
+    }
+
+    /** The receive slot of the last echo, posted again after the next send (-1: none yet). */
+    private int echoed = -1;
+
+    /** Sends message {@code n}, waits for its echo and checks it. {@return the round trip in ns} */
+    private long roundTrip(RdmaEndpoint ep, WorkCompletions wc, ByteBuffer slot0, long n, long deadlineNanos) {
+        if (validate) {
+            fill(slot0, size, (int) n);
+        }
+        long t0 = System.nanoTime();
+        ep.send(0, size);
+        if (echoed >= 0) {
+            ep.repostReceive(echoed); // after the send: the credit update does not delay it
+        }
+        int slot = awaitReceive(ep, wc, deadlineNanos, n, -1);
+        long rtt = System.nanoTime() - t0;
+        if (wc.byteLength(0) != size) {
+            throw new IllegalStateException("echo " + n + " has " + wc.byteLength(0) + " bytes, expected " + size);
+        }
+        if (validate) {
+            check(ep.message(wc, 0), (int) n, "client: echo " + n);
+        }
+        echoed = slot; // (not posted after the last echo: the server may be gone by then)
+        awaitSend(ep, wc, deadlineNanos);
+        return rtt;
     }
 
     /**
@@ -243,12 +272,22 @@ public final class CmPingPong {
         out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iters, seconds, nanos / 1e3 / iters);
     }
 
-    private static int awaitReceive(RdmaEndpoint ep, WorkCompletions wc, long timeoutNanos, int i) {
+    /**
+     * Waits for message {@code i}. {@return its receive slot, or -1 when the peer disconnected after at least
+     * {@code enough} messages (a server's end; -1: never the end)}
+     */
+    private static int awaitReceive(RdmaEndpoint ep, WorkCompletions wc, long timeoutNanos, long i, int enough) {
         long start = System.nanoTime();
         while (ep.pollReceive(wc) == 0) {
             if (System.nanoTime() - start > timeoutNanos) {
                 throw new IllegalStateException("no message " + i + " within the timeout: is the peer still running?");
             }
+        }
+        if (wc.status(0) == WcStatus.WR_FLUSH_ERR && enough >= 0) {
+            if (i >= enough) {
+                return -1;
+            }
+            throw new IllegalStateException("the client disconnected after " + i + " of " + enough + " messages");
         }
         if (wc.status(0) != WcStatus.SUCCESS) {
             throw new IllegalStateException("receive " + i + " failed: " + wc.toString(0)
@@ -266,17 +305,6 @@ public final class CmPingPong {
         }
         if (wc.status(0) != WcStatus.SUCCESS) {
             throw new IllegalStateException("send failed: " + wc.toString(0));
-        }
-    }
-
-    /** The peer's disconnect flushes our posted receives; wait (bounded) for the first flush. */
-    private void awaitDisconnect(RdmaEndpoint ep, WorkCompletions wc) {
-        long end = System.nanoTime() + Duration.ofSeconds(Math.min(timeoutSeconds, 10)).toNanos();
-        while (System.nanoTime() < end) {
-            if (ep.pollReceive(wc) > 0 && wc.status(0) != WcStatus.SUCCESS) {
-                return;
-            }
-            Thread.onSpinWait();
         }
     }
 

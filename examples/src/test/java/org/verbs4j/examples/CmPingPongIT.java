@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 class CmPingPongIT {
     private static final Pattern DESCRIBE = Pattern.compile(
             "  (server|client): device (\\S+) port 1, fabric (\\S+), (rdma_cm|TCP exchange), message (\\d+) bytes");
+    static final Pattern CLIENT_WARMUP = Pattern.compile("  warm-up: (\\d+) round trips in \\S+ seconds, not counted");
+    static final Pattern SERVER_WARMUP = Pattern.compile("  warm-up: (\\d+) echoes, not counted");
     private static final Pattern RTT = Pattern.compile(
             "round trip \\[usec\\]: min (\\S+)  median (\\S+)  avg (\\S+)  p99 (\\S+)  max (\\S+)");
 
@@ -104,6 +106,9 @@ class CmPingPongIT {
         assertTrue(min > 0 && min <= median && median <= max, pr.describe());
         assertTrue(pr.client().stdout().contains("data check: " + iters + " echoes of " + size + " bytes matched"),
                 pr.describe());
+        // the client's warm-up (a second by default), not counted: the server echoed exactly as many more
+        assertEquals(find(CLIENT_WARMUP, pr.client().stdout(), pr).group(1),
+                find(SERVER_WARMUP, pr.server().stdout(), pr).group(1), pr.describe());
     }
 
     /** The same class on both fabrics, several sizes (1 byte, not a power of two, above the MTU, 64 KiB). */

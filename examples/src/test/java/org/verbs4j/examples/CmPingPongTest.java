@@ -20,7 +20,7 @@ class CmPingPongTest {
     @Test
     void parsesTheOptions() throws UsageException {
         CmPingPong p = parse("-p", "5000", "-s64", "--iters=7", "-r", "3", "-cM", "-d", "rxe0", "-i", "2", "-t", "9",
-                "10.0.0.1");
+                "-w", "250", "10.0.0.1");
         assertEquals(5000, p.port);
         assertEquals(64, p.size);
         assertEquals(7, p.iters);
@@ -29,6 +29,7 @@ class CmPingPongTest {
         assertEquals("rxe0", p.device);
         assertEquals(2, p.ibPort);
         assertEquals(9, p.timeoutSeconds);
+        assertEquals(250, p.warmupMillis);
         assertEquals("10.0.0.1", p.server);
         assertEquals(ConnectionMode.MANUAL, p.options().mode());
         assertEquals(3, p.options().receiveDepth());
@@ -37,12 +38,16 @@ class CmPingPongTest {
         assertNull(d.server);
         assertEquals(CmPingPong.DEFAULT_PORT, d.port);
         assertEquals(ConnectionMode.RDMA_CM, d.options().mode());
+        assertEquals(1000, d.warmupMillis, "a second of warm-up by default");
+        assertEquals(0, parse("--warmup=0").warmupMillis);
+        assertEquals(CmPingPong.MAX_ITERS, parse("-n", "" + CmPingPong.MAX_ITERS).iters);
         assertTrue(CmPingPong.PARSER.parse(new String[] {"-h"}).helpRequested());
     }
 
     @Test
     void refusesBadCommandLines() {
-        for (String[] bad : new String[][] {{"-s", "0"}, {"-n", "x"}, {"-p"}, {"-q", "1"}, {"a", "b"}}) {
+        for (String[] bad : new String[][] {{"-s", "0"}, {"-n", "x"}, {"-p"}, {"-q", "1"}, {"a", "b"},
+                {"-w", "-1"}, {"-w", "x"}, {"-n", "" + (CmPingPong.MAX_ITERS + 1)}}) {
             assertThrows(UsageException.class, () -> parse(bad), String.join(" ", bad));
         }
         assertTrue(assertThrows(UsageException.class, () -> parse("-d", "rxe0")).getMessage().contains("-M"));

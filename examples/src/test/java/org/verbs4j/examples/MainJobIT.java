@@ -37,6 +37,13 @@ class MainJobIT {
         assertTrue(out.contains("=== verbs4j cm-pingpong via 127.0.0.1: " + ITERS + " round trips of 4096 bytes"), out);
         // the client checks every echo; pingpong exits 0 only when both sides did
         assertEquals(1, count(out, "data check: " + ITERS + " echoes of 4096 bytes matched"), out);
+        // a second of warm-up first, not counted, which the server follows: as many echoes more
+        java.util.regex.Matcher cw = CmPingPongIT.CLIENT_WARMUP.matcher(out);
+        java.util.regex.Matcher sw = CmPingPongIT.SERVER_WARMUP.matcher(out);
+        assertTrue(cw.find() && sw.find(), out);
+        assertEquals(cw.group(1), sw.group(1), out);
+        assertTrue(Long.parseLong(cw.group(1)) > 0, out);
+        assertEquals(2, count(out, ITERS + " iters in "), out);
         String summary = out.substring(out.indexOf("=== ping-pong summary"));
         assertTrue(Pattern.compile("jsiw_lo \\(iwarp\\) +round trip \\[usec\\]: min [0-9.]+  median [0-9.]+ .*"
                 + "one-way t_typical [0-9.]+").matcher(summary).find(), out);
