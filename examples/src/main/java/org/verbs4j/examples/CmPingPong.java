@@ -27,7 +27,7 @@ import org.verbs4j.examples.cli.Values;
  * cm-pingpong [-p PORT] [-b BIND_ADDR] [-s SIZE] [-n ITERS] [-r RX_DEPTH] [-c] [-w MS] [-M [-d DEV] [-i IB_PORT]] [SERVER]
  * </pre>
  * Without SERVER it is the server: it listens on BIND_ADDR (default 0.0.0.0: every RDMA device), echoes each
- * message back until the client disconnects, and reports the last ITERS. The client first exchanges messages for
+ * message back until the client's empty message, its end, and reports the last ITERS. The client first exchanges messages for
  * {@code -w} milliseconds, not counted (the JIT compiles the loop meanwhile), then sends ITERS messages of SIZE
  * bytes, one at a time, and times every round trip. {@code -c} fills every message with a pattern of its iteration that the server
  * checks and echoes, and the client checks the echo. {@code -M} connects with the TCP exchange instead of
@@ -150,8 +150,9 @@ public final class CmPingPong {
     }
 
     /**
-     * Echoes every message until the client disconnects (its warm-up's too: the server need not know how long it
-     * was) and reports the last {@link #iters}: {@code done[k % (iters + 1)]} is when echo k had gone.
+     * Echoes every message until the client's empty one, its end (the warm-up's messages too: the server need not
+     * know how long it was), and reports the last {@link #iters}: {@code done[k % (iters + 1)]} is when echo k had
+     * gone.
      */
     private void serveOne(PrintStream out, RdmaEndpoint ep, WorkCompletions wc) {
         describe(out, ep, "server");
@@ -159,8 +160,12 @@ public final class CmPingPong {
         long[] done = new long[iters + 1];
         done[0] = System.nanoTime();
         long echoed = 0;
-        for (int slot; (slot = awaitReceive(ep, wc, deadlineNanos, echoed, iters)) >= 0; ) {
+        while (true) {
+            int slot = awaitReceive(ep, wc, deadlineNanos, echoed);
             int len = wc.byteLength(0);
+            if (len == 0) {
+                break; // the client's end
+            }
             if (len != size) {
                 throw new IllegalStateException("message " + echoed + " has " + len + " bytes, expected " + size);
             }
@@ -175,10 +180,17 @@ public final class CmPingPong {
             echoed++;
             done[(int) (echoed % (iters + 1))] = System.nanoTime();
         }
+        if (echoed < iters) {
+            throw new IllegalStateException("the client ended after " + echoed + " of " + iters
+                    + " messages: use the same -n on both sides");
+        }
         if (echoed > iters) {
             out.printf("  warm-up: %d echoes, not counted%n", echoed - iters);
         }
         report(out, done[(int) (echoed % (iters + 1))] - done[(int) ((echoed - iters) % (iters + 1))]);
+        // the client closes first, after its end: wait for its disconnect so that it never meets a server that
+        // is already gone
+        awaitDisconnect(ep, wc);
     }
 
     int client(PrintStream out) {
@@ -212,6 +224,8 @@ public final class CmPingPong {
                 rtt[i] = roundTrip(ep, wc, slot0, warm + i, deadlineNanos);
             }
             long nanos = System.nanoTime() - start;
+            ep.send(0, 0); // the end: the server reports and waits for our disconnect
+            awaitSend(ep, wc, deadlineNanos);
             report(out, nanos);
             out.println(latencySummary(rtt));
             if (validate) {
@@ -234,7 +248,7 @@ public final class CmPingPong {
         if (echoed >= 0) {
             ep.repostReceive(echoed); // after the send: the credit update does not delay it
         }
-        int slot = awaitReceive(ep, wc, deadlineNanos, n, -1);
+        int slot = awaitReceive(ep, wc, deadlineNanos, n);
         long rtt = System.nanoTime() - t0;
         if (wc.byteLength(0) != size) {
             throw new IllegalStateException("echo " + n + " has " + wc.byteLength(0) + " bytes, expected " + size);
@@ -272,22 +286,12 @@ public final class CmPingPong {
         out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iters, seconds, nanos / 1e3 / iters);
     }
 
-    /**
-     * Waits for message {@code i}. {@return its receive slot, or -1 when the peer disconnected after at least
-     * {@code enough} messages (a server's end; -1: never the end)}
-     */
-    private static int awaitReceive(RdmaEndpoint ep, WorkCompletions wc, long timeoutNanos, long i, int enough) {
+    private static int awaitReceive(RdmaEndpoint ep, WorkCompletions wc, long timeoutNanos, long i) {
         long start = System.nanoTime();
         while (ep.pollReceive(wc) == 0) {
             if (System.nanoTime() - start > timeoutNanos) {
                 throw new IllegalStateException("no message " + i + " within the timeout: is the peer still running?");
             }
-        }
-        if (wc.status(0) == WcStatus.WR_FLUSH_ERR && enough >= 0) {
-            if (i >= enough) {
-                return -1;
-            }
-            throw new IllegalStateException("the client disconnected after " + i + " of " + enough + " messages");
         }
         if (wc.status(0) != WcStatus.SUCCESS) {
             throw new IllegalStateException("receive " + i + " failed: " + wc.toString(0)
@@ -305,6 +309,17 @@ public final class CmPingPong {
         }
         if (wc.status(0) != WcStatus.SUCCESS) {
             throw new IllegalStateException("send failed: " + wc.toString(0));
+        }
+    }
+
+    /** The peer's disconnect flushes our posted receives; wait (bounded) for the first flush. */
+    private void awaitDisconnect(RdmaEndpoint ep, WorkCompletions wc) {
+        long end = System.nanoTime() + Duration.ofSeconds(Math.min(timeoutSeconds, 10)).toNanos();
+        while (System.nanoTime() < end) {
+            if (ep.pollReceive(wc) > 0 && wc.status(0) != WcStatus.SUCCESS) {
+                return;
+            }
+            Thread.onSpinWait();
         }
     }
 
