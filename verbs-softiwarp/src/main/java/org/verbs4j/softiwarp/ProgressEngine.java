@@ -28,8 +28,14 @@ import org.slf4j.LoggerFactory;
 final class ProgressEngine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressEngine.class);
     private static final long SELECT_MILLIS = 100;
-    /** How often to look again while a QP's socket is left to the threads polling its CQs. */
+    /**
+     * How soon to look again once a QP's socket is left to the threads polling its CQs; while they go on polling,
+     * each look waits twice as long, up to {@link #POLLED_MAX_MILLIS}. Each look wakes this thread, and on a host
+     * whose cores the polling threads keep busy such a wake-up could hold one of them back for a scheduler slice
+     * (a p99 round trip of about a millisecond, with a look every millisecond).
+     */
     private static final long POLLED_MILLIS = 1;
+    private static final long POLLED_MAX_MILLIS = 16;
     /**
      * The nap between reads of a socket the peer streams to (timer slack makes it longer); 0 turns naps off.
      * While a thread sleeps on the selector, each segment the peer's kernel queues wakes it, and on loopback the
@@ -50,6 +56,10 @@ final class ProgressEngine implements Runnable {
     /** The engine thread's own list. */
     private final List<QpDataPath> paths = new ArrayList<>();
     private final Consumer<SelectionKey> onReady = ProgressEngine::ready;
+    /** The engine thread's wait before its next look at QPs left to their pollers. */
+    private long polledWait = POLLED_MILLIS;
+    /** Waits for a look at QPs left to their pollers, counted (read by tests). */
+    volatile long polledLooks;
     private volatile boolean stopped;
 
     ProgressEngine(String name) throws IOException {
@@ -99,6 +109,7 @@ final class ProgressEngine implements Runnable {
                 long now = System.nanoTime();
                 boolean leftToPollers = false;
                 boolean napping = false;
+                boolean watchedAgain = false;
                 // by index, not an iterator, and select with an action, not the selected-key set: the set's
                 // HashMap node per ready key and both iterators were the steady state's only allocations
                 for (int i = paths.size() - 1; i >= 0; i--) {
@@ -111,8 +122,10 @@ final class ProgressEngine implements Runnable {
                         paths.remove(i);
                         continue;
                     }
+                    boolean wasLeft = p.unwatched;
                     boolean watch = watchesReceive(p);
                     leftToPollers |= !watch;
+                    watchedAgain |= watch && wasLeft;
                     if (!watch || NAP_NANOS <= 0) {
                         p.napping = false;
                     }
@@ -147,7 +160,13 @@ final class ProgressEngine implements Runnable {
                     }
                     selector.selectNow(onReady);
                 } else {
-                    selector.select(onReady, leftToPollers ? POLLED_MILLIS : SELECT_MILLIS);
+                    // a QP watched again (its pollers stopped) starts the looks over at the shortest wait
+                    polledWait = !leftToPollers || watchedAgain ? POLLED_MILLIS : polledWait;
+                    selector.select(onReady, leftToPollers ? polledWait : SELECT_MILLIS);
+                    if (leftToPollers) {
+                        polledWait = Math.min(2 * polledWait, POLLED_MAX_MILLIS);
+                        polledLooks++;
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -166,7 +185,7 @@ final class ProgressEngine implements Runnable {
      * empty (they receive, and a wake-up per message here would only take a CPU from them and contend for the
      * socket), unless a CQ of the QP is armed (its channel's waiter polls nothing). A QP whose CQs nobody polled
      * empty since the last look is watched again, so one-sided targets and a QP whose poller went away (or waits
-     * for memory now) progress within about two {@link #POLLED_MILLIS}.
+     * for memory now) progress within about two {@link #POLLED_MAX_MILLIS}.
      */
     private static boolean watchesReceive(QpDataPath p) {
         int polls = p.polls();

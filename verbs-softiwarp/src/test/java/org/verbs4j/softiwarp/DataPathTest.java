@@ -538,6 +538,26 @@ class DataPathTest {
         }
     }
 
+    /**
+     * While an application thread polls a QP's CQ, the progress thread looks at the QP again and again, each look a
+     * wake-up that can take a core from the pollers: the looks come less often as the polling goes on (every
+     * millisecond, they were about 270 in 300 ms), and a look still finds a poller that stopped (the test after this).
+     */
+    @Test
+    void theLooksAtAPolledQpComeLessOftenAsThePollingGoesOn() throws Exception {
+        ConnectedPair p = pair();
+        pollUntilLeft(p.b, 20);
+        ProgressEngine engine = ((SoftDeviceContext) p.b.ctx).progress();
+        long before = engine.polledLooks;
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(300)) {
+            assertEquals(0, p.b.cq.poll(wc));
+        }
+        long looks = engine.polledLooks - before;
+        assertTrue(looks < 60, looks + " looks in 300 ms of polling");
+        assertTrue((p.b.qp.dataPath().key.interestOps() & SelectionKey.OP_READ) == 0, "the poller lost the socket");
+    }
+
     @Test
     void aTargetWhosePollerStoppedStillServesReads() throws Exception {
         ConnectedPair p = pair();
