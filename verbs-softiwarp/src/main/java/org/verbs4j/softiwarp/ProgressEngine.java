@@ -42,11 +42,14 @@ final class ProgressEngine implements Runnable {
      * sending thread pays for that wake-up: a sixth of a {@code write_bw} sender's time.
      */
     static final long NAP_NANOS = Long.getLong("verbs4j.softiwarp.napNanos", 20_000);
-    /**
-     * A read at least this large is followed by a second one; if that finds more, the peer streams. After a nap, the
-     * same: the peer streams on while the reads take in this much and a second read finds more.
-     */
+    /** A read at least this large is followed by a second one; if that takes in as much, the peer streams. */
     private static final int NAP_ENTER_BYTES = 16 * 1024;
+    /**
+     * What the reads after a nap must take in for the next nap: two 64 KiB messages. A request and response
+     * exchange of large messages brings at most one during a nap (the next waits for the response), a stream of
+     * 2 GB/s brings that much.
+     */
+    private static final int NAP_STAY_BYTES = 128 * 1024;
     /** Reads after one nap at most, so other QPs of the thread wait at most this many reads. */
     private static final int NAP_READS = 8;
 
@@ -220,21 +223,21 @@ final class ProgressEngine implements Runnable {
             if (r == 0) {
                 Thread.yield(); // an application thread is receiving: let it
             } else if (r > 0 && NAP_NANOS > 0 && p.connection().lastRead() >= NAP_ENTER_BYTES && receive(p) >= 0
-                    && p.connection().lastRead() > 0) {
-                p.napping = true; // more came while the first read's segments were delivered: a stream
+                    && p.connection().lastRead() >= NAP_ENTER_BYTES) {
+                // as much again came while the first read's segments were delivered: a stream (the rest of one
+                // message, written by the peer in two parts, is less)
+                p.napping = true;
             }
         }
     }
 
     /**
      * The reads after a nap, until the socket is empty or {@link #NAP_READS}. {@return whether the peer still
-     * streams: a second read found more, and they took in at least {@link #NAP_ENTER_BYTES}} One message that came
-     * during the nap is taken by one read: a request and response exchange, which the selector serves better.
+     * streams: they took in at least {@link #NAP_STAY_BYTES}}
      */
     private static boolean drain(QpDataPath p) {
         long got = 0;
-        int reads = 0;
-        for (; reads < NAP_READS; reads++) {
+        for (int reads = 0; reads < NAP_READS; reads++) {
             if (receive(p) < 0) {
                 return false;
             }
@@ -244,7 +247,7 @@ final class ProgressEngine implements Runnable {
             }
             got += n;
         }
-        return reads >= 2 && got >= NAP_ENTER_BYTES;
+        return got >= NAP_STAY_BYTES;
     }
 
     private static int receive(QpDataPath p) {
