@@ -46,6 +46,14 @@ class CmPingPongRunTest {
         return new Side[] {server.get(60, TimeUnit.SECONDS), client};
     }
 
+    /** Checks both sides' exit statuses; {@return both sides' outputs, for messages} */
+    private static String describe(Side[] r, int serverExit, int clientExit) {
+        String both = "server:\n" + r[0] + "\nclient:\n" + r[1];
+        assertEquals(serverExit, r[0].exit(), both);
+        assertEquals(clientExit, r[1].exit(), both);
+        return both;
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] all = new String[a.length + b.length];
         System.arraycopy(a, 0, all, 0, a.length);
@@ -57,9 +65,7 @@ class CmPingPongRunTest {
     void theServerEchoesTheWarmUpUncountedAndReportsTheLastIters() throws Exception {
         Side[] r = pair(new String[] {"-n", "40", "-s", "100", "-c"}, new String[] {"-n", "40", "-s", "100", "-c",
                 "-w", "300"});
-        String both = "server:\n" + r[0] + "\nclient:\n" + r[1];
-        assertEquals(0, r[0].exit(), both);
-        assertEquals(0, r[1].exit(), both);
+        String both = describe(r, 0, 0);
         Matcher cw = CmPingPongIT.CLIENT_WARMUP.matcher(r[1].out());
         Matcher sw = CmPingPongIT.SERVER_WARMUP.matcher(r[0].out());
         assertTrue(cw.find() && sw.find(), both);
@@ -75,9 +81,7 @@ class CmPingPongRunTest {
     @Test
     void withoutAWarmUpNothingIsSaidAndEveryRoundTripCounts() throws Exception {
         Side[] r = pair(new String[] {"-n", "25"}, new String[] {"-n", "25", "-w", "0"});
-        String both = "server:\n" + r[0] + "\nclient:\n" + r[1];
-        assertEquals(0, r[0].exit(), both);
-        assertEquals(0, r[1].exit(), both);
+        String both = describe(r, 0, 0);
         assertTrue(!r[0].out().contains("warm-up") && !r[1].out().contains("warm-up"), both);
         assertTrue(r[0].out().contains("25 iters in ") && r[1].out().contains("25 iters in "), both);
     }
@@ -85,9 +89,7 @@ class CmPingPongRunTest {
     @Test
     void aServerWhoseClientEndsEarlySaysSo() throws Exception {
         Side[] r = pair(new String[] {"-n", "30"}, new String[] {"-n", "12", "-w", "0"});
-        String both = "server:\n" + r[0] + "\nclient:\n" + r[1];
-        assertEquals(0, r[1].exit(), both);
-        assertEquals(1, r[0].exit(), both);
+        String both = describe(r, 1, 0);
         assertTrue(r[0].err().contains("the client ended after 12 of 30 messages: use the same -n on both sides"), both);
     }
 }
