@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * A device context's progress thread: one {@link Selector} over the sockets of its connected QPs. When a socket is
  * readable it delivers the inbound segments (so a Write or Read target, and a completion channel, make progress
  * while no application thread polls; while application threads wait on a QP's CQs by polling them they receive,
- * and this thread leaves that socket's reading to them, looking again every millisecond, and at once when a CQ is
- * armed). While a peer streams to a socket faster than one read takes it in, the thread reads that socket after
+ * and this thread leaves that socket's reading to them, looking again after a millisecond and then less often
+ * ({@link #POLLED_MILLIS}), and at once when a CQ is armed). While a peer streams to a socket faster than one read takes it in, the thread reads that socket after
  * short naps instead of waiting on the selector, and gives it back to the selector when a nap's reads find little
  * ({@link #NAP_NANOS}). When a QP's transmit found the socket full, it waits for the socket to be writable and
  * resumes it; and it ends a QP whose peer has read nothing for the connection's time-out. It takes the same

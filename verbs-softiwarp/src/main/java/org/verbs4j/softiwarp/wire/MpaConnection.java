@@ -39,7 +39,10 @@ public final class MpaConnection implements Closeable {
     private final SelectionKey key;
     private final long timeoutMillis;
     private final ByteBuffer rx;
-    /** Bytes the last {@link #poll} read from the socket (-1 at its end). */
+    /**
+     * Bytes the last {@link #poll} read from the socket (-1 at its end). Written by the thread that polled; the
+     * data path's progress thread reads it right after a poll of its own.
+     */
     private int lastRead;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME).limit(0);
     /** The transmit side's owner: a data path's progress, or a Terminate from the receive side. */
