@@ -27,10 +27,10 @@ import org.verbs4j.examples.cli.Values;
  * cm-pingpong [-p PORT] [-b BIND_ADDR] [-s SIZE] [-n ITERS] [-r RX_DEPTH] [-c] [-w MS] [-M [-d DEV] [-i IB_PORT]] [SERVER]
  * </pre>
  * Without SERVER it is the server: it listens on BIND_ADDR (default 0.0.0.0: every RDMA device), echoes each
- * message back until the client's empty message, its end, and reports the last ITERS. The client first exchanges messages for
- * {@code -w} milliseconds, not counted (the JIT compiles the loop meanwhile), then sends ITERS messages of SIZE
- * bytes, one at a time, and times every round trip. {@code -c} fills every message with a pattern of its iteration that the server
- * checks and echoes, and the client checks the echo. {@code -M} connects with the TCP exchange instead of
+ * message back until the client's empty message, its end, and reports the last ITERS. The client first
+ * exchanges messages for {@code -w} milliseconds, not counted (the JIT compiles the loop meanwhile), then sends
+ * ITERS messages of SIZE bytes, one at a time, and times every round trip. {@code -c} fills every message with a
+ * pattern of its iteration that the server checks and echoes, and the client checks the echo. {@code -M} connects with the TCP exchange instead of
  * rdma_cm (InfiniBand and RoCE only; then {@code -d} names the device).
  *
  * <p>Both sides print, like {@code ibv_rc_pingpong}: {@code N bytes in S seconds = R Mbit/sec} and
@@ -171,7 +171,7 @@ public final class CmPingPong {
             }
             ByteBuffer message = ep.message(wc, 0);
             if (validate) {
-                check(message, (int) echoed, "server: message " + echoed);
+                check(message, echoed, "server: message");
             }
             ep.sendSlot(0).put(message); // the echo: receive slot -> send slot, no copy through the heap
             ep.send(0, len);
@@ -254,9 +254,9 @@ public final class CmPingPong {
             throw new IllegalStateException("echo " + n + " has " + wc.byteLength(0) + " bytes, expected " + size);
         }
         if (validate) {
-            check(ep.message(wc, 0), (int) n, "client: echo " + n);
+            check(ep.message(wc, 0), n, "client: echo");
         }
-        echoed = slot; // (not posted after the last echo: the server may be gone by then)
+        echoed = slot; // posted again after the next send; after the last echo nothing more comes
         awaitSend(ep, wc, deadlineNanos);
         return rtt;
     }
@@ -330,13 +330,16 @@ public final class CmPingPong {
         }
     }
 
-    /** Checks a received message (its view: limit = its length) against iteration {@code iteration}'s pattern. */
-    static void check(ByteBuffer message, int iteration, String what) {
+    /**
+     * Checks a received message (its view: limit = its length) against message {@code n}'s pattern; a mismatch is
+     * reported as {@code what} and {@code n} (the text is made only then: no garbage in the timed loop).
+     */
+    static void check(ByteBuffer message, long n, String what) {
         for (int i = 0; i < message.remaining(); i++) {
-            byte want = (byte) (iteration + i * 13);
+            byte want = (byte) (n + i * 13);
             byte got = message.get(message.position() + i);
             if (got != want) {
-                throw new IllegalStateException(what + ": byte " + i + " is " + (got & 0xff) + ", expected "
+                throw new IllegalStateException(what + " " + n + ": byte " + i + " is " + (got & 0xff) + ", expected "
                         + (want & 0xff) + " (data check failed)");
             }
         }
