@@ -126,15 +126,17 @@ final class ProgressEngine implements Runnable {
                         continue;
                     }
                     boolean wasLeft = p.unwatched;
+                    boolean txWasLeft = p.txUnwatched;
                     boolean watch = watchesReceive(p);
-                    leftToPollers |= !watch;
-                    watchedAgain |= watch && wasLeft;
+                    boolean watchTx = watchesTransmit(p, now);
+                    leftToPollers |= !watch || !watchTx;
+                    watchedAgain |= watch && wasLeft || watchTx && txWasLeft;
                     if (!watch || NAP_NANOS <= 0) {
                         p.napping = false;
                     }
                     napping |= p.napping;
                     int ops = (watch && !p.napping ? SelectionKey.OP_READ : 0)
-                            | (p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
+                            | (watchTx && p.wantsWrite() ? SelectionKey.OP_WRITE : 0);
                     try {
                         if (k.interestOps() != ops) {
                             k.interestOps(ops);
@@ -206,6 +208,31 @@ final class ProgressEngine implements Runnable {
         return false;
     }
 
+    /**
+     * Whether to wait for the socket to be writable when a transmit stalls: not while application threads poll the
+     * QP's CQs, empty or not, since each poll resumes it (and each time the socket turned writable, on loopback
+     * inside the peer's read, the wake-up would take a core from them), unless a CQ is armed. A QP nobody polled for
+     * a millisecond is watched again, and a transmit that stalls then wakes this thread.
+     */
+    private static boolean watchesTransmit(QpDataPath p, long now) {
+        int polls = p.allPolls();
+        if (polls != p.allPollsSeen) {
+            p.allPollsSeen = polls;
+            p.polledAt = now;
+        }
+        // by time, not by look: this thread looks at every wake-up, sooner than a poller in a long write polls again
+        if (now - p.polledAt > POLLED_MILLIS * 1_000_000) {
+            p.txUnwatched = false; // before reading wantsWrite: a transmit that stalls writes it, then reads this
+            return true;
+        }
+        p.txUnwatched = true; // before looking at the arm, as in watchesReceive
+        if (p.cqArmed()) {
+            p.txUnwatched = false;
+            return true;
+        }
+        return false;
+    }
+
     /** The selector's action for a ready key (the engine thread's, inside {@link Selector#select}). */
     private static void ready(SelectionKey k) {
         QpDataPath p = (QpDataPath) k.attachment();
@@ -216,6 +243,7 @@ final class ProgressEngine implements Runnable {
             return; // closed on another thread; the loop drops it
         }
         if ((ready & SelectionKey.OP_WRITE) != 0) {
+            p.writableWakeups++;
             send(p);
         }
         if ((ready & SelectionKey.OP_READ) != 0) {
@@ -266,7 +294,9 @@ final class ProgressEngine implements Runnable {
             return;
         }
         try {
-            p.progressSend();
+            if (!p.progressSend()) {
+                Thread.yield(); // an application thread holds the send token and writes: let it
+            }
         } finally {
             p.leaveQp();
         }

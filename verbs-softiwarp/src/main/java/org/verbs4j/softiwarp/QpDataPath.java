@@ -162,6 +162,24 @@ final class QpDataPath implements FpduSink {
      * polls; an arm of either CQ then wakes the progress thread ({@link SoftCompletionQueue#requestNotify}).
      */
     volatile boolean unwatched;
+    /**
+     * CQ polls that drove this QP, empty or not, counted racily: each resumes a stalled transmit, so the progress
+     * thread does not wait for the socket to be writable while this grows ({@link ProgressEngine}).
+     */
+    private final AtomicInteger allPolls = new AtomicInteger();
+    /** The progress thread's count of {@link #allPolls} at its last look (its own). */
+    int allPollsSeen;
+    /** When the progress thread last saw {@link #allPolls} change (its own; long ago at first). */
+    long polledAt = System.nanoTime() - (1L << 62);
+    /**
+     * Set by the progress thread while it leaves resuming a stalled transmit to the threads polling the QP's CQs: a
+     * transmit that stalls then does not wake it, and an arm of either CQ does.
+     */
+    volatile boolean txUnwatched;
+    /** Transmits that found the socket full (written by the send token's holder, read by tests). */
+    volatile int stalls;
+    /** Times the progress thread was woken because the socket turned writable (its own count, read by tests). */
+    volatile int writableWakeups;
 
     // ---- transmit: holder of the send queue's token ----
     private int txKind = TX_NONE;
@@ -324,6 +342,7 @@ final class QpDataPath implements FpduSink {
             return;
         }
         try {
+            allPolls.setOpaque(allPolls.getPlain() + 1); // no fence, as polledEmpty
             progressReceive();
             if (wantWrite) {
                 progressSend();
@@ -347,6 +366,11 @@ final class QpDataPath implements FpduSink {
         return polls.getOpaque();
     }
 
+    /** {@return the count of CQ polls that drove this QP, empty or not} For the progress thread. */
+    int allPolls() {
+        return allPolls.getOpaque();
+    }
+
     /** {@return whether the send or the receive CQ is armed: its channel waits for the progress thread} */
     boolean cqArmed() {
         return sendCq.armed() || recvCq.armed();
@@ -361,9 +385,15 @@ final class QpDataPath implements FpduSink {
     // transmit
     // =====================================================================================================
 
-    /** Moves queued work onto the wire while this thread can take the send queue's token; never waits. */
-    void progressSend() {
+    /**
+     * Moves queued work onto the wire while this thread can take the send queue's token; never waits.
+     *
+     * @return false when another thread held the token (it does the work)
+     */
+    boolean progressSend() {
+        boolean took = false;
         while (!ended.get() && sq.tryConsume()) {
+            took = true;
             try {
                 transmit();
             } catch (IOException | RuntimeException e) {
@@ -374,12 +404,13 @@ final class QpDataPath implements FpduSink {
             }
             if (txFailure != null) { // this thread's own failure (the receive side handles its own)
                 afterTokens();
-                return;
+                return true;
             }
             if (!sendWorkWaiting()) {
-                return;
+                return true;
             }
         }
+        return took || ended.get();
     }
 
     /** A hint, read without the token: whether work arrived that the last holder may not have seen. */
@@ -458,9 +489,13 @@ final class QpDataPath implements FpduSink {
             stalledAt = w;
         }
         if (!wantWrite) {
+            stalls++; // the token's holder only
             wantWrite = true;
+            // a transmit the progress thread left to the QP's pollers: they resume it (pollStep), and a look that
+            // finds them gone watches the socket for writing (this thread writes wantWrite before it reads
+            // txUnwatched, the progress thread writes txUnwatched before it reads wantWrite)
             ProgressEngine e = qp.softContext().progress();
-            if (e != null) {
+            if (e != null && !txUnwatched) {
                 e.wakeup();
             }
         }

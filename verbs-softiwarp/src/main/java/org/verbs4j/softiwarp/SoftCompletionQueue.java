@@ -212,7 +212,7 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         // a QP whose socket the progress thread left to its pollers: it watches it again while the queue is armed
         // (it set unwatched before it looked at the arm, this thread armed before it looks at unwatched)
         for (QpDataPath p : paths) {
-            if (p.unwatched) {
+            if (p.unwatched || p.txUnwatched) {
                 ProgressEngine e = context.progress();
                 if (e != null) {
                     e.wakeup();

@@ -683,6 +683,72 @@ class DataPathTest {
         assertTrue(naps < rounds / 10, naps + " naps in " + rounds + " round trips");
     }
 
+    /**
+     * A stream of 1 MiB Writes whose sender polls its CQ all the while: the transmit stalls on the full socket again
+     * and again, and the polls resume it. Its progress thread is not woken for each (on loopback that wake-up runs
+     * inside the receiver's read, and the thread takes a core from the pollers): it leaves the transmit to them. When
+     * the poller stops while a transmit is stalled, the progress thread resumes it.
+     */
+    @Test
+    void aTransmitItsPollerResumesDoesNotWakeTheProgressThreadAndOneWithoutPollerStillGoes() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, 4 * MIB, Access.LOCAL_WRITE);
+        MemoryRegion target = mr(p.b, 4 * MIB, ConnectedPair.ALL);
+        QpDataPath a = p.a.qp.dataPath();
+        fill(src, 11);
+        long start = System.nanoTime();
+        int writes = 0;
+        while (a.stalls < 100) {
+            postWrites(p, src, src, target, writes, SendFlags.SIGNALED);
+            p.a.await(wc, 8);
+            for (int i = 0; i < 8; i++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(i));
+            }
+            writes += 8;
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20),
+                    "only " + a.stalls + " stalls in " + writes + " Writes of 1 MiB");
+        }
+        int stalls = a.stalls;
+        int wakeups = a.writableWakeups;
+        assertTrue(wakeups < stalls / 10, "the progress thread woke " + wakeups + " times for " + stalls + " stalls");
+
+        // the poller stops while a transmit is stalled: the progress thread must resume it, up to the last Write,
+        // whose source is told apart from every earlier one
+        MemoryRegion last = mr(p.a, 4 * MIB, Access.LOCAL_WRITE);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        boolean stoppedInStall = false;
+        int seed = 16;
+        while (!stoppedInStall) {
+            fill(last, ++seed);
+            postWrites(p, src, last, target, writes, SendFlags.SIGNALED);
+            writes += 8;
+            int got = 0;
+            while (got < 8 && !(stoppedInStall = a.wantsWrite())) {
+                got += p.a.cq.poll(wc, 8 - got);
+                assertTrue(System.nanoTime() < deadline, "no transmit stalled while polled");
+            }
+            if (stoppedInStall) {
+                for (int i = 0; i < 4; i++) { // each quarter's last byte: all of it is placed, in order
+                    awaitByte(target, (long) i * MIB + MIB - 1, (byte) (((long) i * MIB + MIB - 1) * 31 + seed));
+                }
+                p.a.await(wc, 8 - got); // the rest completed meanwhile, without a poll
+            }
+        }
+        assertFilled(target, 0, 4 * MIB, seed, 0);
+    }
+
+    /** Eight Writes of 1 MiB, to each quarter of {@code target} from that of {@code first}, then of {@code then}. */
+    private void postWrites(ConnectedPair p, MemoryRegion first, MemoryRegion then, MemoryRegion target, int firstId,
+                            int flags) {
+        sends.count(8);
+        for (int i = 0; i < 8; i++) {
+            long at = (long) (i % 4) * MIB;
+            sends.at(i).clear().wrId(firstId + i).opcode(Opcode.RDMA_WRITE).flags(flags)
+                    .sge(i < 4 ? first : then, at, MIB).rdma(target.address() + at, target.rkey());
+        }
+        p.a.qp.postSend(sends);
+    }
+
     private static void awaitByte(MemoryRegion m, long at, byte want) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (RawMemory.getByte(m.address() + at) != want) {
