@@ -50,6 +50,8 @@ final class ProgressEngine implements Runnable {
      * 2 GB/s brings that much.
      */
     private static final int NAP_STAY_BYTES = 128 * 1024;
+    /** How long a read waits for another thread's write to the socket to end (a 64 KiB write takes about 20 µs). */
+    private static final long PUMP_WAIT_NANOS = 100_000;
     /** Reads after one nap at most, so other QPs of the thread wait at most this many reads. */
     private static final int NAP_READS = 8;
 
@@ -247,6 +249,7 @@ final class ProgressEngine implements Runnable {
             send(p);
         }
         if ((ready & SelectionKey.OP_READ) != 0) {
+            p.connection().awaitPump(PUMP_WAIT_NANOS);
             int r = receive(p);
             if (r == 0) {
                 Thread.yield(); // an application thread is receiving: let it

@@ -649,6 +649,23 @@ public final class MpaConnection implements Closeable {
         }
     }
 
+    /**
+     * Waits, spinning, while another thread is in {@link #pump}, at most {@code maxNanos}: its {@code write} holds the
+     * socket's lock, and a {@code read} meanwhile would sleep on it, woken and put back to sleep at each of the
+     * writer's system calls.
+     *
+     * @param maxNanos the longest wait
+     */
+    public void awaitPump(long maxNanos) {
+        if (!txOwner.get()) {
+            return;
+        }
+        long start = System.nanoTime();
+        while (txOwner.get() && System.nanoTime() - start < maxNanos) {
+            Thread.onSpinWait();
+        }
+    }
+
     private boolean pumpOwned() throws IOException {
         while (true) {
             if (tx.hasRemaining()) {
