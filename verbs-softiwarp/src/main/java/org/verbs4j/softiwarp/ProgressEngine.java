@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * and this thread leaves that socket's reading to them, looking again after a millisecond and then less often
  * ({@link #POLLED_MILLIS}), and at once when a CQ is armed). While a peer streams to a socket faster than one read takes it in, the thread reads that socket after
  * short naps instead of waiting on the selector, and gives it back to the selector when a nap's reads find little
- * ({@link #NAP_NANOS}). When a QP's transmit found the socket full, it waits for the socket to be writable and
- * resumes it; and it ends a QP whose peer has read nothing for the connection's time-out. It takes the same
+ * ({@link #NAP_NANOS}). When a QP's transmit found the socket full, the threads polling the QP's CQs resume it at
+ * each poll; when nobody polled them for a millisecond (or one is armed) this thread waits for the socket to be
+ * writable and resumes it. It ends a QP whose peer has read nothing for the connection's time-out. It takes the same
  * non-blocking tokens as the application threads ({@link QpDataPath}), so it never waits for them: when an
  * application thread holds one, that thread does the work. Started with the context's first connected QP, stopped
  * when the context is destroyed.

@@ -40,9 +40,10 @@ import org.verbs4j.softiwarp.wire.WireException;
  * <ul>
  * <li><b>Transmit</b> is owned by whoever holds the send queue's consumer token ({@link WorkQueue#tryConsume()}, one
  * compare-and-set, never waited for): a post, the receive side (to answer a Read Request or after a Read Response
- * freed an ORD slot), or the progress thread when the socket became writable. The holder writes into the
+ * freed an ORD slot), a CQ poll, or the progress thread when the socket became writable. The holder writes into the
  * non-blocking socket what it takes and returns: a full socket leaves the message half out, the QP is marked
- * {@linkplain #wantsWrite() wanting write}, and the progress thread resumes it. A poster never waits; a peer that
+ * {@linkplain #wantsWrite() wanting write}, and the next CQ poll resumes it, or the progress thread when nobody
+ * polls ({@link ProgressEngine}). A poster never waits; a peer that
  * reads nothing for the connection's time-out ends the QP (ERR, flush).</li>
  * <li><b>Receive</b> is owned by whoever wins {@code rxOwner} (compare-and-set, never waited for): a
  * {@link SoftCompletionQueue#poll} of a CQ the QP completes into, or the context's {@link ProgressEngine} thread
