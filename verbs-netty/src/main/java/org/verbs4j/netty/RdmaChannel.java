@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -124,6 +125,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
      * runs here and the result goes back to the channel's event loop. A close that waits for a send credit for its
      * end-of-stream message runs here as well.
      */
+    /** What a loop that shuts down waits for a close off it beyond the endpoint's time-out. */
+    private static final long OFF_LOOP_CLOSE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final ExecutorService CONNECTOR = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "verbs4j-netty-connect");
         t.setDaemon(true);
@@ -199,6 +202,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private boolean broken;
     /** Set when a close waits off the loop for a credit (then the closing thread owns the endpoint). */
     private boolean closeWaitsForCredit;
+    /** Set when a close runs off the loop; counted down once it has handed its last step back to the loop. */
+    private volatile CountDownLatch offLoopClose;
     private boolean closeDone;
     /** The status of the failed receive a {@code LOST} in the queue stands for. */
     private String lostStatus;
@@ -1428,7 +1433,39 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             }
             open = false; // poll() leaves the endpoint to the closing thread from here on
             active = false;
-            return CONNECTOR;
+            CountDownLatch done = new CountDownLatch(1);
+            offLoopClose = done;
+            // Netty's close runs the command here and hands channelInactive back to the loop at its end: counted
+            // down after that, so a loop shutting down can wait for it (awaitOffLoopClose)
+            return command -> CONNECTOR.execute(() -> {
+                try {
+                    command.run();
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+
+        /**
+         * On the loop while its group shuts down: waits for a close running off the loop to hand its last step
+         * (channelInactive) back to the loop, which would otherwise end first and refuse it. Bounded by the close's
+         * own bound, the endpoint's time-out.
+         */
+        @Override
+        public void awaitOffLoopClose() {
+            CountDownLatch done = offLoopClose;
+            RdmaEndpoint ep = endpoint;
+            if (done == null || ep == null) {
+                return;
+            }
+            try {
+                if (!done.await(ep.options().timeout().toNanos() + OFF_LOOP_CLOSE_MARGIN_NANOS, TimeUnit.NANOSECONDS)) {
+                    LOG.warn("{}: its close off the event loop did not end in time; the loop ends without it",
+                            RdmaChannel.this);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         @Override

@@ -42,6 +42,13 @@ interface RdmaIoHandle extends IoHandle {
         return true;
     }
 
+    /**
+     * On the loop while its group shuts down, after {@link #close}: waits, bounded, for a close of this handle that
+     * runs off the loop to hand its last step back to the loop, so that the loop does not end first.
+     */
+    default void awaitOffLoopClose() {
+    }
+
     /** Closes the channel (the loop shuts down); never throws. */
     @Override
     void close();

@@ -308,14 +308,23 @@ public final class RdmaIoHandler implements IoHandler {
         }
     }
 
+    /**
+     * Closes every channel of the loop (Netty calls this at each turn while the group shuts down), then waits for
+     * those whose close runs off the loop to hand their last step back: the loop ends only after it, so their
+     * pipelines get channelInactive.
+     */
     @Override
     public void prepareToDestroy() {
-        for (Registration r : registrations.toArray(new Registration[0])) {
+        Registration[] all = registrations.toArray(new Registration[0]);
+        for (Registration r : all) {
             try {
                 r.handle.close();
             } catch (Exception e) {
                 LOG.debug("closing {} while the loop shuts down", r.handle, e);
             }
+        }
+        for (Registration r : all) {
+            r.handle.awaitOffLoopClose();
         }
     }
 

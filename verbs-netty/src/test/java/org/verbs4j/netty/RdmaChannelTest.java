@@ -578,6 +578,33 @@ class RdmaChannelTest {
     }
 
     /**
+     * A close from a thread outside the loop that waits for a send credit (the peer reads nothing), then a shutdown of
+     * the writer's group with no quiet period: the loop must not end before that close has, or channelInactive, which
+     * Netty hands back to the loop, is lost.
+     */
+    @Test
+    void anOffLoopCloseWaitingForACreditThenAGroupShutdownStillFiresInactive() throws Exception {
+        LazyReader lazy = new LazyReader();
+        Watch writer = new Watch();
+        try (Loopback lo = new Loopback().serve(lazy, false)) {
+            RdmaChannel ch = (RdmaChannel) lo.connect(writer);
+            ChannelHandlerContext ctx = lazy.active.get(10, TimeUnit.SECONDS);
+            int depth = useEveryCredit(ch);
+            io.netty.channel.ChannelFuture closed = ch.close(); // from this thread: it waits for a credit
+            Thread.sleep(100);
+            assertFalse(closed.isDone(), "the close did not wait for a credit: the test proves nothing");
+            io.netty.util.concurrent.Future<?> shutdown = lo.clientGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            Thread.sleep(300);
+            ctx.channel().config().setAutoRead(true);
+            assertTrue(lazy.inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
+            assertEquals((long) depth * Loopback.PAYLOAD, lazy.read.get(), "all the data before the end");
+            assertTrue(closed.await(10, TimeUnit.SECONDS), "the close never completed");
+            assertTrue(writer.inactive.await(10, TimeUnit.SECONDS), "the writer's pipeline saw no channelInactive");
+            assertTrue(shutdown.await(10, TimeUnit.SECONDS), "the writer's group did not end");
+        }
+    }
+
+    /**
      * Writes one slot-sized message per receive the peer posted and waits until the writer has no send credit left
      * (the peer, auto-read off, reads nothing). {@return the messages written}
      */
