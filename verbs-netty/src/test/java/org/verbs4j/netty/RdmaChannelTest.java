@@ -558,23 +558,7 @@ class RdmaChannelTest {
      */
     @Test
     void aGroupShutdownWithoutCreditsStillEndsTheStreamAndFiresInactive() throws Exception {
-        LazyReader lazy = new LazyReader();
-        Watch writer = new Watch();
-        try (Loopback lo = new Loopback().serve(lazy, false)) {
-            RdmaChannel ch = (RdmaChannel) lo.connect(writer);
-            ChannelHandlerContext ctx = lazy.active.get(10, TimeUnit.SECONDS);
-            int depth = useEveryCredit(ch);
-            io.netty.util.concurrent.Future<?> shutdown = lo.clientGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS);
-            Thread.sleep(300);
-            assertEquals(0, lazy.read.get(), "auto-read off: read before asked");
-            ctx.channel().config().setAutoRead(true);
-            assertTrue(lazy.inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
-            assertEquals(null, lazy.failure.get(), "the end of stream came, not a lost connection");
-            assertEquals((long) depth * Loopback.PAYLOAD, lazy.read.get(), "all the data before the end");
-            assertTrue(writer.inactive.await(10, TimeUnit.SECONDS), "the writer's pipeline saw no channelInactive");
-            assertTrue(shutdown.await(10, TimeUnit.SECONDS), "the writer's group ended");
-            assertFalse(ch.isOpen());
-        }
+        shutdownWhileACloseWaitsForACredit(false);
     }
 
     /**
@@ -584,23 +568,35 @@ class RdmaChannelTest {
      */
     @Test
     void anOffLoopCloseWaitingForACreditThenAGroupShutdownStillFiresInactive() throws Exception {
+        shutdownWhileACloseWaitsForACredit(true);
+    }
+
+    /** The writer's group shuts down with no credit left, its channel closed first from this thread or by it. */
+    private static void shutdownWhileACloseWaitsForACredit(boolean closeFirst) throws Exception {
         LazyReader lazy = new LazyReader();
         Watch writer = new Watch();
         try (Loopback lo = new Loopback().serve(lazy, false)) {
             RdmaChannel ch = (RdmaChannel) lo.connect(writer);
             ChannelHandlerContext ctx = lazy.active.get(10, TimeUnit.SECONDS);
             int depth = useEveryCredit(ch);
-            io.netty.channel.ChannelFuture closed = ch.close(); // from this thread: it waits for a credit
-            Thread.sleep(100);
-            assertFalse(closed.isDone(), "the close did not wait for a credit: the test proves nothing");
-            io.netty.util.concurrent.Future<?> shutdown = lo.clientGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            io.netty.channel.ChannelFuture closed = null;
+            if (closeFirst) {
+                closed = ch.close(); // from this thread: it waits for a credit, off the loop
+                Thread.sleep(100);
+                assertFalse(closed.isDone(), "the close did not wait for a credit: the test proves nothing");
+            }
+            io.netty.util.concurrent.Future<?> shutdown =
+                    lo.clientGroup.shutdownGracefully(0, closeFirst ? 0 : 5, TimeUnit.SECONDS);
             Thread.sleep(300);
+            assertEquals(0, lazy.read.get(), "auto-read off: read before asked");
             ctx.channel().config().setAutoRead(true);
             assertTrue(lazy.inactive.await(10, TimeUnit.SECONDS), "the reader saw no channelInactive");
+            assertEquals(null, lazy.failure.get(), "the end of stream came, not a lost connection");
             assertEquals((long) depth * Loopback.PAYLOAD, lazy.read.get(), "all the data before the end");
-            assertTrue(closed.await(10, TimeUnit.SECONDS), "the close never completed");
+            assertTrue(closed == null || closed.await(10, TimeUnit.SECONDS), "the close never completed");
             assertTrue(writer.inactive.await(10, TimeUnit.SECONDS), "the writer's pipeline saw no channelInactive");
             assertTrue(shutdown.await(10, TimeUnit.SECONDS), "the writer's group did not end");
+            assertFalse(ch.isOpen());
         }
     }
 
