@@ -120,13 +120,13 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     static final int MIN_SLOT_BYTES = 16;
     /** Rendezvous buffers a sender holds at most before the peer releases some. */
     private static final int MAX_STAGED = 64;
+    /** What a loop that shuts down waits for a close off it beyond the endpoint's time-out. */
+    private static final long OFF_LOOP_CLOSE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
      * Connecting blocks (rdma_cm address and route resolution, the connection, the first credit exchange), so it
      * runs here and the result goes back to the channel's event loop. A close that waits for a send credit for its
      * end-of-stream message runs here as well.
      */
-    /** What a loop that shuts down waits for a close off it beyond the endpoint's time-out. */
-    private static final long OFF_LOOP_CLOSE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final ExecutorService CONNECTOR = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "verbs4j-netty-connect");
         t.setDaemon(true);
