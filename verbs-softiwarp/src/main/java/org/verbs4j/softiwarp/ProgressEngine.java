@@ -197,18 +197,13 @@ final class ProgressEngine implements Runnable {
      */
     private static boolean watchesReceive(QpDataPath p) {
         int polls = p.polls();
-        boolean polled = polls != p.pollsSeen;
+        boolean left = polls != p.pollsSeen; // polled empty since the last look
         p.pollsSeen = polls;
-        if (!polled) {
-            p.unwatched = false;
-            return true;
+        p.unwatched = left; // before looking at the arm: requestNotify arms, then looks at this (and wakes us)
+        if (left && p.cqArmed()) {
+            p.unwatched = left = false;
         }
-        p.unwatched = true; // before looking at the arm: requestNotify arms, then looks at this (and wakes us)
-        if (p.cqArmed()) {
-            p.unwatched = false;
-            return true;
-        }
-        return false;
+        return !left;
     }
 
     /**
@@ -224,16 +219,14 @@ final class ProgressEngine implements Runnable {
             p.polledAt = now;
         }
         // by time, not by look: this thread looks at every wake-up, sooner than a poller in a long write polls again
-        if (now - p.polledAt > POLLED_MILLIS * 1_000_000) {
-            p.txUnwatched = false; // before reading wantsWrite: a transmit that stalls writes it, then reads this
-            return true;
+        boolean left = now - p.polledAt <= POLLED_MILLIS * 1_000_000;
+        // written before the caller reads wantsWrite (a transmit that stalls writes that, then reads this), and
+        // before looking at the arm, as in watchesReceive
+        p.txUnwatched = left;
+        if (left && p.cqArmed()) {
+            p.txUnwatched = left = false;
         }
-        p.txUnwatched = true; // before looking at the arm, as in watchesReceive
-        if (p.cqArmed()) {
-            p.txUnwatched = false;
-            return true;
-        }
-        return false;
+        return !left;
     }
 
     /** The selector's action for a ready key (the engine thread's, inside {@link Selector#select}). */
@@ -250,7 +243,6 @@ final class ProgressEngine implements Runnable {
             send(p);
         }
         if ((ready & SelectionKey.OP_READ) != 0) {
-            p.connection().awaitPump(PUMP_WAIT_NANOS);
             int r = receive(p);
             if (r == 0) {
                 Thread.yield(); // an application thread is receiving: let it
@@ -282,11 +274,13 @@ final class ProgressEngine implements Runnable {
         return got >= NAP_STAY_BYTES;
     }
 
+    /** This thread's read of a QP's socket (after any write to it in progress on another thread has ended). */
     private static int receive(QpDataPath p) {
         if (p.closing || !p.enterQp()) {
             return -1;
         }
         try {
+            p.connection().awaitPump(PUMP_WAIT_NANOS);
             return p.progressReceive();
         } finally {
             p.leaveQp();
