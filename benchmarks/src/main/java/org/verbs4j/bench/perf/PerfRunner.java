@@ -45,6 +45,8 @@ final class PerfRunner implements AutoCloseable {
     private static final long CREDIT_WR = 1;
     /** send_bw -b: where this side's own count is, after the word the peer's credit writes land in. */
     private static final int CREDIT_OUT = 8;
+    /** The backend whose devices make progress in the threads that poll (docs/softiwarp.md). */
+    private static final String SOFTWARE_BACKEND = "softiwarp";
 
     private final PerfOptions o;
     private final PerfSession s;
@@ -54,6 +56,13 @@ final class PerfRunner implements AutoCloseable {
     /** {@code -e}: the queues' channels; null when the loops spin. */
     private final CompletionChannel sendChannel;
     private final CompletionChannel recvChannel;
+    /**
+     * write_lat on the software iWARP device: the send CQ, polled while the loop waits for the peer's write, so
+     * that this thread reads the write off the socket (on that device polling is what moves data; otherwise the
+     * device's progress thread places it after a wake-up). Null on a kernel device, where the loop only watches
+     * memory, as perftest's.
+     */
+    private final CompletionQueue driveWhileWaiting;
     private final MemoryRegion mr;
     private final SendRequests signaled = SendRequests.allocate(1, 1);
     private final SendRequests unsignaled = SendRequests.allocate(1, 1);
@@ -86,6 +95,7 @@ final class PerfRunner implements AutoCloseable {
         this.recvCq = s.recvCq;
         this.sendChannel = s.sendChannel;
         this.recvChannel = s.recvChannel;
+        this.driveWhileWaiting = SOFTWARE_BACKEND.equals(s.ctx.device().backendName()) ? s.sendCq : null;
         this.mr = s.mr;
         this.list = o.postList > 1 ? SendRequests.allocate(o.postList, 1) : null;
         int n = o.isDuration() ? 1 : Math.max(o.iters, o.warmup);
@@ -274,6 +284,7 @@ final class PerfRunner implements AutoCloseable {
         final long pollOffset = s.slot + size - 1;
         final long postOffset = size - 1;
         final MemoryRegion m = mr;
+        final CompletionQueue drive = driveWhileWaiting;
         final long[] t = posted;
         long scnt = 0;
         long ccnt = 0;
@@ -290,7 +301,12 @@ final class PerfRunner implements AutoCloseable {
                 // a bare spin, as perftest's: no Thread.onSpinWait(). Its PAUSE delays noticing the byte (tens of
                 // ns on hardware), and under QEMU's TCG each PAUSE leaves the translated code (helper_pause)
                 while (m.getByteVolatile(pollOffset) != want && !(duration && clock.ended())) {
-                    continue;
+                    if (drive != null && drive.poll(wc, 1) != 0) {
+                        // every write's completion was taken after its post: only an error can be here
+                        check(0, WRITE, scnt, ccnt);
+                        throw new PerfFailure(" A completion nobody waited for at " + (client ? "client" : "server")
+                                + ": wr_id " + wc.wrId(0) + "\n scnt=" + scnt + ", ccnt=" + ccnt);
+                    }
                 }
             }
             if (scnt < iters || duration) {
