@@ -13,6 +13,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,13 +24,22 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A peer process killed (SIGKILL) while it streams to this JVM's server channel: the accepted channel's pipeline
- * gets an {@link IOException} and {@code channelInactive} within a bounded time, on the software iWARP device.
+ * gets an {@link IOException} and {@code channelInactive} within a bounded time, on the software iWARP device (and
+ * on the lab's devices in {@link RdmaChannelIT}).
  */
 @Timeout(60)
 class PeerProcessKilledTest {
 
     @Test
     void aKilledPeerProcessIsAnExceptionThenInactive() throws Exception {
+        killPeerProcessWhileItStreams(new Loopback());
+    }
+
+    /**
+     * The body of {@link #aKilledPeerProcessIsAnExceptionThenInactive}, on {@code lo}'s device: the peer process is
+     * given this JVM's {@code verbs4j.*} system properties (the backend to use, if one is chosen).
+     */
+    static void killPeerProcessWhileItStreams(Loopback lo) throws Exception {
         AtomicLong bytes = new AtomicLong();
         CountDownLatch streaming = new CountDownLatch(1);
         CountDownLatch inactive = new CountDownLatch(1);
@@ -52,11 +63,17 @@ class PeerProcessKilledTest {
                 inactive.countDown();
             }
         };
-        try (Loopback lo = new Loopback().serve(sink, false)) {
-            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-            Process peer = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                    StreamingPeer.class.getName(), lo.address.getHostString(), String.valueOf(lo.address.getPort()))
-                    .redirectErrorStream(true).start();
+        try (Loopback served = lo.serve(sink, false)) {
+            List<String> command = new ArrayList<>();
+            command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+            for (String name : System.getProperties().stringPropertyNames()) {
+                if (name.startsWith("verbs4j.")) {
+                    command.add("-D" + name + "=" + System.getProperty(name));
+                }
+            }
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), StreamingPeer.class.getName(),
+                    served.address.getHostString(), String.valueOf(served.address.getPort())));
+            Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
             try {
                 BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
                 String line;

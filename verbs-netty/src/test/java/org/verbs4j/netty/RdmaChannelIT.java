@@ -198,6 +198,26 @@ class RdmaChannelIT {
         }
     }
 
+    /**
+     * 1000 writes of 4 KiB, each only while the channel is writable, to a reader that pauses after each read batch:
+     * nothing lost, the outbound buffer bounded by the high water mark, writability turned off and on again.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ips")
+    void pipelinedWritesToASlowReaderAreBoundedAndLossless(String ip) throws Exception {
+        RdmaChannelTest.pipelinedWritesToASlowReader(new Loopback(ip));
+    }
+
+    /**
+     * A peer in a JVM of its own, streaming to this JVM's server channel, is killed (SIGKILL): the accepted
+     * channel's pipeline gets an exception, then {@code channelInactive}, within 20 s.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ips")
+    void aKilledPeerProcessIsAnExceptionThenInactive(String ip) throws Exception {
+        PeerProcessKilledTest.killPeerProcessWhileItStreams(new Loopback(ip));
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("ips")
     void grpcUnaryAndStreamingCalls(String ip) throws Exception {

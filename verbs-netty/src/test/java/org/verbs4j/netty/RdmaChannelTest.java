@@ -122,6 +122,11 @@ class RdmaChannelTest {
      */
     @Test
     void pipelinedWritesToASlowReaderAreBoundedAndLossless() throws Exception {
+        pipelinedWritesToASlowReader(new Loopback());
+    }
+
+    /** The body of {@link #pipelinedWritesToASlowReaderAreBoundedAndLossless}, on {@code lo}'s device. */
+    static void pipelinedWritesToASlowReader(Loopback lo) throws Exception {
         int count = 1000;
         int size = 4096;
         AtomicLong received = new AtomicLong();
@@ -157,7 +162,7 @@ class RdmaChannelTest {
                 ctx.executor().schedule(() -> ctx.read(), 1, TimeUnit.MILLISECONDS);
             }
         };
-        try (Loopback lo = new Loopback().serve(slow, false)) {
+        try (Loopback served = lo.serve(slow, false)) {
             AtomicInteger unwritable = new AtomicInteger();
             AtomicLong maxPending = new AtomicLong();
             CompletableFuture<Void> written = new CompletableFuture<>();
@@ -194,7 +199,7 @@ class RdmaChannelTest {
                     }
                 }
             };
-            Channel ch = lo.connect(writer);
+            Channel ch = served.connect(writer);
             written.get(40, TimeUnit.SECONDS);
             assertTrue(all.await(40, TimeUnit.SECONDS), "received " + received.get() + " of " + (long) count * size);
             int high = ch.config().getWriteBufferHighWaterMark();
