@@ -194,6 +194,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** Bytes copied into send slots, and sends posted from a lent slot as is: read by the tests, on the loop. */
     private long copiedBytes;
     private long zeroCopySends;
+    /** Chains of sends a flush posted (each one doorbell): read by the tests, on the loop. */
+    private long sendChains;
     private boolean writePending;
     private boolean readPending;
     private boolean finPending;
@@ -373,6 +375,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** {@return the sends posted from a registered allocator's buffer as is, without a copy, so far} */
     long zeroCopySends() {
         return onLoop(() -> zeroCopySends);
+    }
+
+    /** {@return the chains of sends flushes posted so far, each one doorbell} */
+    long sendChains() {
+        return onLoop(() -> sendChains);
     }
 
     /** The counters are the loop's plain fields (no fence per message): another thread reads them through it. */
@@ -728,6 +735,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 runLength = runLengths;
             }
             int posted = ep.trySendBatch(slots[start], runLength, run);
+            sendChains++;
             if (posted != run) {
                 throw new IllegalStateException(this + ": " + posted + " of " + run + " sends posted although the "
                         + "credits and places were counted");

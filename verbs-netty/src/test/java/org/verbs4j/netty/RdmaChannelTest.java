@@ -116,6 +116,32 @@ class RdmaChannelTest {
     }
 
     /**
+     * Eight writes of a full slot each and one flush, in one task on the loop: one chain of eight sends (one
+     * doorbell), then the echo brings every byte back.
+     */
+    @Test
+    void oneFlushOfManyWritesPostsOneChain() throws Exception {
+        int writes = 8;
+        try (Loopback lo = new Loopback().serve(new Echo(), false)) {
+            Collect c = new Collect(writes * Loopback.PAYLOAD);
+            RdmaChannel ch = (RdmaChannel) lo.connect(c);
+            byte[] sent = random(writes * Loopback.PAYLOAD, 8);
+            long chains = ch.eventLoop().submit(() -> {
+                long before = ch.sendChains();
+                for (int i = 0; i < writes; i++) {
+                    ch.write(Unpooled.wrappedBuffer(sent, i * Loopback.PAYLOAD, Loopback.PAYLOAD));
+                }
+                ch.flush();
+                return ch.sendChains() - before;
+            }).get(30, TimeUnit.SECONDS);
+            assertEquals(1, chains, "chains posted by one flush of " + writes + " slot-sized writes");
+            assertArrayEquals(sent, c.done.get(30, TimeUnit.SECONDS));
+            assertEquals((long) writes * Loopback.PAYLOAD, ch.copiedBytes(), "each write copied into its own slot");
+            ch.close().sync();
+        }
+    }
+
+    /**
      * 1000 writes of 4 KiB, each written only while the channel is writable, to a server that takes each message
      * with a pause and auto-read off: nothing is lost, the outbound buffer stays under the high water mark plus one
      * write, and the channel turns unwritable and writable again.
