@@ -63,6 +63,8 @@ final class PerfCmLink implements PerfChannel.Link {
     private final ReceiveRequests recv = ReceiveRequests.allocate(1, 1);
     private final WorkCompletions wc = WorkCompletions.allocate(1);
     private String peer = "?";
+    /** Run at each turn of a wait for the peer instead of sleeping, when set ({@link #driveWhileWaiting}). */
+    private Runnable drive;
 
     private PerfCmLink(ConnectionManager cm, CmId listener) {
         this.cm = cm;
@@ -258,7 +260,9 @@ final class PerfCmLink implements PerfChannel.Link {
                 throw new PerfChannel.ExchangeException("the peer at " + peer + " disconnected at the " + what
                         + " (did it fail? see its output)");
             }
-            if (++spins > 1000) {
+            if (drive != null) {
+                drive.run();
+            } else if (++spins > 1000) {
                 // 100 us while the answer may come soon, then 1 ms: a bandwidth test's server waits here for the
                 // whole test, and 7,000 wake-ups a second took an eighth of a CPU from the transfer it measures
                 LockSupport.parkNanos(System.nanoTime() - start > LONG_WAIT_NANOS ? 1_000_000L : 100_000L);
@@ -275,6 +279,17 @@ final class PerfCmLink implements PerfChannel.Link {
             throw new PerfChannel.ExchangeException("the " + what + " with " + peer + ": a completion of work request "
                     + wc.wrId(0) + ", not the exchange's");
         }
+    }
+
+    /**
+     * Makes every later wait for the peer run {@code r} at each turn instead of sleeping: a passive server's wait on
+     * the software iWARP device, whose queue pair moves data only when a thread polls it (see
+     * {@link PerfRunner#passiveDrive}).
+     *
+     * @param r run between two looks at the exchange; null: sleep as before
+     */
+    void driveWhileWaiting(Runnable r) {
+        drive = r;
     }
 
     /**

@@ -35,12 +35,32 @@ final class PerfRun {
      * verbs4j-perf with the same value) adds a handshake before every run of every test.
      */
     void run() {
+        PerfCmLink link = session.channel.cmLink();
+        Runnable drive = passiveServer() && link != null ? runner.passiveDrive() : null;
+        if (drive != null) {
+            link.driveWhileWaiting(drive);
+        }
+        try {
+            runSizes();
+        } finally {
+            if (drive != null) {
+                link.driveWhileWaiting(null);
+            }
+        }
+    }
+
+    /** The servers that only wait: read_lat's, write_bw's and read_bw's (write_lat's server ping-pongs). */
+    private boolean passiveServer() {
+        PerfTest t = o.test;
+        return !o.isClient()
+                && (t == PerfTest.READ_LAT || !o.duplex && (t == PerfTest.WRITE_BW || t == PerfTest.READ_BW));
+    }
+
+    private void runSizes() {
         boolean client = o.isClient();
         PerfTest t = o.test;
         boolean warm = o.warmup > 0;
-        // the servers that only wait: read_lat's, write_bw's and read_bw's (write_lat's server ping-pongs)
-        boolean passiveServer = !client && (t == PerfTest.READ_LAT || !o.duplex && (t == PerfTest.WRITE_BW
-                || t == PerfTest.READ_BW));
+        boolean passiveServer = passiveServer();
         // perftest's read_lat server only waits: no columns, no results
         boolean quiet = t == PerfTest.READ_LAT && !client;
         if (!quiet) {

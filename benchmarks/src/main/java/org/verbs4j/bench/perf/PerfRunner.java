@@ -57,10 +57,10 @@ final class PerfRunner implements AutoCloseable {
     private final CompletionChannel sendChannel;
     private final CompletionChannel recvChannel;
     /**
-     * write_lat on the software iWARP device: the send CQ, polled while the loop waits for the peer's write, so
-     * that this thread reads the write off the socket (on that device polling is what moves data; otherwise the
-     * device's progress thread places it after a wake-up). Null on a kernel device, where the loop only watches
-     * memory, as perftest's.
+     * On the software iWARP device: the send CQ, polled while write_lat's loop waits for the peer's write, and by a
+     * passive server while it waits for the peer ({@link #passiveDrive}), so that this thread reads the socket (on
+     * that device polling is what moves data; otherwise the device's progress thread does it after a wake-up). Null
+     * on a kernel device, where the loop only watches memory and the server sleeps, as perftest's.
      */
     private final CompletionQueue driveWhileWaiting;
     private final MemoryRegion mr;
@@ -117,6 +117,28 @@ final class PerfRunner implements AutoCloseable {
             s.sync(label);
         }
         runLoop(o.test, o.isClient());
+    }
+
+    /**
+     * The wait of a server that posts nothing (read_lat's, and write_bw's and read_bw's without {@code -b}) on the
+     * software iWARP device: one poll of the send CQ, which on that device reads the queue pair's socket and answers
+     * the peer's Read Requests on this thread (otherwise the device's progress thread does it after a wake-up). Such
+     * a server posted nothing, so a completion there can only be an error, and fails the run.
+     *
+     * @return the step to run at each turn of the server's waits (on this runner's thread, while it lives), or null
+     *         on a kernel device and with {@code -e} (the server sleeps, as perftest's)
+     */
+    Runnable passiveDrive() {
+        final CompletionQueue cq = driveWhileWaiting;
+        if (cq == null || o.events) {
+            return null;
+        }
+        return () -> {
+            if (cq.poll(wc, 1) != 0) {
+                check(0, o.test.verb == PerfTest.Verb.READ ? READ : WRITE, 0, 0);
+                throw new PerfFailure(" A completion at a server that posted nothing: wr_id " + wc.wrId(0));
+            }
+        };
     }
 
     /** True with {@link #MEASURE_ALLOCATION}. */
