@@ -199,8 +199,9 @@ class RdmaChannelIT {
     }
 
     /**
-     * 1000 writes of 4 KiB, each only while the channel is writable, to a reader that pauses after each read batch:
-     * nothing lost, the outbound buffer bounded by the high water mark, writability turned off and on again.
+     * 1000 writes of 4 KiB, each only while the channel is writable, to a reader that starts only once the writer
+     * is held back, then pauses after each read batch: nothing lost, the outbound buffer bounded by the high water
+     * mark, writability turned off and on again.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("ips")

@@ -142,9 +142,10 @@ class RdmaChannelTest {
     }
 
     /**
-     * 1000 writes of 4 KiB, each written only while the channel is writable, to a server that takes each message
-     * with a pause and auto-read off: nothing is lost, the outbound buffer stays under the high water mark plus one
-     * write, and the channel turns unwritable and writable again.
+     * 1000 writes of 4 KiB, each written only while the channel is writable, to a server with auto-read off that
+     * reads nothing until the writer has turned unwritable (so the test does not depend on which side is faster),
+     * then pauses after each read batch: nothing is lost, the outbound buffer stays under the high water mark plus
+     * one write, and the channel turns unwritable and writable again.
      */
     @Test
     void pipelinedWritesToASlowReaderAreBoundedAndLossless() throws Exception {
@@ -156,6 +157,7 @@ class RdmaChannelTest {
         int count = 1000;
         int size = 4096;
         AtomicLong received = new AtomicLong();
+        AtomicInteger unwritable = new AtomicInteger();
         CountDownLatch all = new CountDownLatch(1);
         ChannelInboundHandlerAdapter slow = new ChannelInboundHandlerAdapter() {
             private long expect;
@@ -163,7 +165,15 @@ class RdmaChannelTest {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
                 ctx.channel().config().setAutoRead(false);
-                ctx.read();
+                readOnceTheWriterWaits(ctx);
+            }
+
+            private void readOnceTheWriterWaits(ChannelHandlerContext ctx) {
+                if (unwritable.get() > 0) {
+                    ctx.read();
+                } else {
+                    ctx.executor().schedule(() -> readOnceTheWriterWaits(ctx), 1, TimeUnit.MILLISECONDS);
+                }
             }
 
             @Override
@@ -189,7 +199,6 @@ class RdmaChannelTest {
             }
         };
         try (Loopback served = lo.serve(slow, false)) {
-            AtomicInteger unwritable = new AtomicInteger();
             AtomicLong maxPending = new AtomicLong();
             CompletableFuture<Void> written = new CompletableFuture<>();
             ChannelInboundHandlerAdapter writer = new ChannelInboundHandlerAdapter() {
