@@ -2,6 +2,7 @@ package org.verbs4j.bench.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -30,6 +31,7 @@ class PassiveServerDriveTest {
 
     @Test
     void aReadLatencyServerAnswersTheReadsOnItsOwnThread() throws Exception {
+        assumeTrue(Runtime.getRuntime().availableProcessors() > 1, "the server polls only with more than one CPU");
         long polling = progressCpuNanos(false);
         long sleeping = progressCpuNanos(true);
         String d = "progress threads' CPU: " + polling / 1_000_000 + " ms with the server polling in its wait, "
