@@ -259,8 +259,11 @@ class PerftestInteropIT {
         }
     }
 
-    /** How often a pair runs when C perftest fails to measure its own clock (and only then). */
-    static final int MAX_ATTEMPTS = 3;
+    /**
+     * How often a pair runs when C perftest fails to measure its own clock (and only then). On a loaded host, in one
+     * full run, 48 pairs needed a second or third attempt; after the last, the case is skipped with the reason.
+     */
+    static final int MAX_ATTEMPTS = 5;
 
     /** What C perftest prints when its clock calibration fails; it then exits 1 without a result. */
     static final String C_NO_CLOCK = "Can't produce a report";
@@ -344,8 +347,14 @@ class PerftestInteropIT {
                 + (System.nanoTime() - started) / 1_000_000 + " ms)\n" + server.describe("server") + "\n"
                 + client.describe("client");
         PerfSide cSide = role == Role.C_SERVER ? server : client;
-        if (!last && (cSide.exit() != 0 && cSide.err().contains(C_NO_CLOCK) || cMeasuredInfinity(cSide))) {
-            return cSide;
+        if (cSide.exit() != 0 && cSide.err().contains(C_NO_CLOCK) || cMeasuredInfinity(cSide)) {
+            if (!last) {
+                return cSide;
+            }
+            // the C tool measured no clock in any attempt (the emulated VM under load): its report measures
+            // nothing to compare with, and that case alone is skipped, by name
+            Assumptions.abort(t.cTool() + " could not measure its CPU clock in " + MAX_ATTEMPTS + " attempts as "
+                    + (role == Role.C_SERVER ? "server" : "client") + " at -s " + size + "\n" + d);
         }
         if (cSide.exit() == 139) {
             // the C tool died of SIGSEGV: that case alone is skipped, by name
