@@ -137,12 +137,20 @@ final class PerfRunner implements AutoCloseable {
         if (cq == null || o.events || Runtime.getRuntime().availableProcessors() < 2) {
             return null;
         }
-        return () -> {
-            if (cq.poll(wc, 1) != 0) {
-                check(0, o.test.verb == PerfTest.Verb.READ ? READ : WRITE, 0, 0);
-                throw new PerfFailure(" A completion at a server that posted nothing: wr_id " + wc.wrId(0));
-            }
-        };
+        final int what = o.test.verb == PerfTest.Verb.READ ? READ : WRITE;
+        return () -> failOnUnexpectedCompletion(cq, what, 0, 0);
+    }
+
+    /**
+     * Polls {@code cq} once where nothing can be waiting (every request's completion was taken after its post, or
+     * none was posted): a completion there can only be an error, which {@link #check} reports; any other fails too.
+     */
+    private void failOnUnexpectedCompletion(CompletionQueue cq, int what, long scnt, long ccnt) {
+        if (cq.poll(wc, 1) != 0) {
+            check(0, what, scnt, ccnt);
+            throw new PerfFailure(" A completion nobody waited for at " + (o.isClient() ? "client" : "server")
+                    + ": wr_id " + wc.wrId(0) + "\n scnt=" + scnt + ", ccnt=" + ccnt);
+        }
     }
 
     /** True with {@link #MEASURE_ALLOCATION}. */
@@ -327,11 +335,8 @@ final class PerfRunner implements AutoCloseable {
                 // a bare spin, as perftest's: no Thread.onSpinWait(). Its PAUSE delays noticing the byte (tens of
                 // ns on hardware), and under QEMU's TCG each PAUSE leaves the translated code (helper_pause)
                 while (m.getByteVolatile(pollOffset) != want && !(duration && clock.ended())) {
-                    if (drive != null && drive.poll(wc, 1) != 0) {
-                        // every write's completion was taken after its post: only an error can be here
-                        check(0, WRITE, scnt, ccnt);
-                        throw new PerfFailure(" A completion nobody waited for at " + (client ? "client" : "server")
-                                + ": wr_id " + wc.wrId(0) + "\n scnt=" + scnt + ", ccnt=" + ccnt);
+                    if (drive != null) {
+                        failOnUnexpectedCompletion(drive, WRITE, scnt, ccnt);
                     }
                 }
             }
