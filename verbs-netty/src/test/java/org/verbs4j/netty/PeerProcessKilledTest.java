@@ -81,6 +81,18 @@ class PeerProcessKilledTest {
                     System.out.println("peer: " + line);
                 }
                 assertEquals("connected", line, "the peer process did not connect");
+                // the rest of its output is drained, so that a full pipe cannot stall the peer before the kill
+                Thread drain = new Thread(() -> {
+                    try {
+                        for (String l; (l = out.readLine()) != null; ) {
+                            System.out.println("peer: " + l);
+                        }
+                    } catch (IOException e) {
+                        // the peer was killed: its output ends
+                    }
+                }, "peer-output");
+                drain.setDaemon(true);
+                drain.start();
                 assertTrue(streaming.await(20, TimeUnit.SECONDS), "the peer did not stream: " + bytes.get() + " bytes");
                 peer.destroyForcibly();
                 long t0 = System.nanoTime();
