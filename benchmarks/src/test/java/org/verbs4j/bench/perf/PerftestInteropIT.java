@@ -268,6 +268,11 @@ class PerftestInteropIT {
     /** What C perftest prints when its clock calibration fails; it then exits 1 without a result. */
     static final String C_NO_CLOCK = "Can't produce a report";
 
+    /** Whether C perftest failed to measure its own clock: no report ({@link #C_NO_CLOCK}), or an infinite latency. */
+    static boolean cMeasuredNoClock(PerfSide c) {
+        return c.exit() != 0 && c.err().contains(C_NO_CLOCK) || cMeasuredInfinity(c);
+    }
+
     /**
      * Whether C perftest's latency row holds {@code inf}: its conversion of a sample's cycles to microseconds
      * overflowed (a clock it measured wrong under the emulated VM's load). Its report then measures nothing.
@@ -347,7 +352,7 @@ class PerftestInteropIT {
                 + (System.nanoTime() - started) / 1_000_000 + " ms)\n" + server.describe("server") + "\n"
                 + client.describe("client");
         PerfSide cSide = role == Role.C_SERVER ? server : client;
-        if (cSide.exit() != 0 && cSide.err().contains(C_NO_CLOCK) || cMeasuredInfinity(cSide)) {
+        if (cMeasuredNoClock(cSide)) {
             if (!last) {
                 return cSide;
             }
