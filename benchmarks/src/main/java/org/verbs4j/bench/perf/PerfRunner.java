@@ -114,9 +114,27 @@ final class PerfRunner implements AutoCloseable {
         runIters = iters;
         prepare(sz);
         if (sync) {
+            if (o.test == PerfTest.WRITE_LAT) {
+                forgetTheLastRunsByte(sz);
+            }
             s.sync(label);
         }
         runLoop(o.test, o.isClient());
+    }
+
+    /**
+     * write_lat before a run of a size that already ran ({@code --warmup}'s runs, then the measured one): clears the
+     * byte its loop waits on, which still holds the last run's final count. Every run counts from 1 again, so a last
+     * run of {@code n} iterations with {@code (byte) n == 1} (two warm-up runs of one iteration, or of 257) let the
+     * next run's first wait pass without the peer's Write: the sides then ran a step apart, two of the peer's Writes
+     * could land before this side looked, and the second overwrote the byte it waited for (both sides spun on,
+     * seen on the software device, which places every Write one read brings at once).
+     *
+     * <p>Safe before the handshake: every Write the peer sent in the last run carried a count this side waited
+     * for, so none is still on its way; the peer sends this run's first only after the handshake.
+     */
+    private void forgetTheLastRunsByte(int sz) {
+        mr.putByteVolatile(s.slot + sz - 1, (byte) 0);
     }
 
     /**
