@@ -116,8 +116,9 @@ final class PerfCmLink implements PerfChannel.Link {
     }
 
     /**
-     * Client: connects the exchange to {@code host:port} with rdma_cm, retrying a refused or unreachable
-     * connection for {@link PerfChannel#CONNECT_RETRY_MILLIS} (the server may still be starting).
+     * Client: connects the exchange to {@code host:port} with rdma_cm, retrying as {@link CmConnectRetry} says (a
+     * refused connection for {@link PerfChannel#CONNECT_RETRY_MILLIS}, the server may still be starting; an
+     * unanswered one once more).
      */
     static PerfCmLink connect(String host, int port, String device) {
         InetAddress address;
@@ -128,7 +129,7 @@ final class PerfCmLink implements PerfChannel.Link {
         }
         ConnectionManager cm = Rdma.connectionManager();
         PerfCmLink link = new PerfCmLink(cm, null);
-        long deadline = System.nanoTime() + PerfChannel.CONNECT_RETRY_MILLIS * 1_000_000L;
+        CmConnectRetry retry = new CmConnectRetry(PerfChannel.CONNECT_RETRY_MILLIS);
         try {
             while (true) {
                 try {
@@ -143,10 +144,11 @@ final class PerfCmLink implements PerfChannel.Link {
                     return link;
                 } catch (CmException e) {
                     link.closeResources();
-                    if (System.nanoTime() > deadline) {
+                    if (!retry.again(e)) {
                         throw new PerfChannel.ExchangeException("Couldn't connect with rdma_cm to " + host + ":" + port
-                                + " (" + e.getMessage() + "): is a perftest or verbs4j-perf server running there with"
-                                + " -R and the same -p? Give the server's IP address on the RDMA device's netdev", e);
+                                + " (" + retry.describe() + "; the last: " + e.getMessage() + "): is a perftest or "
+                                + "verbs4j-perf server running there with -R and the same -p? Give the server's IP "
+                                + "address on the RDMA device's netdev", e);
                     }
                     PerfChannel.sleep(100);
                 }

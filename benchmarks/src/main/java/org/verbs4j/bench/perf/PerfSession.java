@@ -215,8 +215,8 @@ final class PerfSession implements AutoCloseable {
      * {@code -R}, as perftest's {@code create_rdma_cm_connection}: the exchange runs over its own rdma_cm
      * connection ({@link PerfCmLink}, already connected), in perftest's binary format; after a handshake the
      * queue pair connects through rdma_cm on the same port {@code -p}, then another handshake. The server takes
-     * the request from the exchange's listener; the client retries a refused connection for
-     * {@link PerfChannel#CONNECT_RETRY_MILLIS} (a C perftest server listens again only after that handshake).
+     * the request from the exchange's listener; the client retries a failed connection as {@link CmConnectRetry}
+     * says (a C perftest server listens again only after that handshake).
      */
     private void connectWithCm(Runnable beforeConnect, Runnable header) {
         PerfCmLink link = channel.cmLink();
@@ -251,7 +251,7 @@ final class PerfSession implements AutoCloseable {
             } catch (UnknownHostException e) {
                 throw new PerfFailure("unknown host " + o.serverHost);
             }
-            long deadline = System.nanoTime() + PerfChannel.CONNECT_RETRY_MILLIS * 1_000_000L;
+            CmConnectRetry retry = new CmConnectRetry(PerfChannel.CONNECT_RETRY_MILLIS);
             boolean first = true;
             while (true) {
                 id = cm.createId();
@@ -276,9 +276,9 @@ final class PerfSession implements AutoCloseable {
                     id.connect(cmParameters(), CM_TIMEOUT);
                     break;
                 } catch (CmException e) {
-                    if (System.nanoTime() > deadline) {
+                    if (!retry.again(e)) {
                         throw new PerfFailure("the test's rdma_cm connection to " + o.serverHost + ":" + o.port
-                                + " failed: " + e.getMessage());
+                                + " failed (" + retry.describe() + "; the last: " + e.getMessage() + ")");
                     }
                     // a new id and queue pair for the next try, as perftest's client does
                     releaseCmResources();
