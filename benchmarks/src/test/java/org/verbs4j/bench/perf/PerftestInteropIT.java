@@ -472,12 +472,19 @@ class PerftestInteropIT {
         try {
             Path out = Files.createTempFile("perftest", ".out");
             Path err = Files.createTempFile("perftest", ".err");
-            Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+            List<String> run = new ArrayList<>(command);
+            if (Files.isExecutable(STDBUF)) {
+                // line-buffered, so that a tool killed below leaves what it printed (a pipe's buffer dies with it)
+                run.addAll(0, List.of(STDBUF.toString(), "-oL", "-eL"));
+            }
+            Process p = new ProcessBuilder(run).redirectOutput(out.toFile()).redirectError(err.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                String cmIds = rdmaCmIds();
                 p.destroyForcibly().waitFor();
                 return new PerfSide(-1, Files.readString(out), Files.readString(err) + "\n(killed after "
-                        + RUN_TIMEOUT_SECONDS + " s)");
+                        + RUN_TIMEOUT_SECONDS + " s; the rdma_cm ids before the kill, rdma resource show cm_id:\n"
+                        + cmIds + ")");
             }
             PerfSide side = new PerfSide(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
@@ -489,6 +496,29 @@ class PerftestInteropIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    private static final Path STDBUF = Path.of("/usr/bin/stdbuf");
+
+    /** iproute2's {@code rdma resource show cm_id}: each rdma_cm id's state, ports and process (for a hang's report). */
+    static String rdmaCmIds() {
+        try {
+            Path out = Files.createTempFile("cm_id", ".out");
+            Process p = new ProcessBuilder("rdma", "resource", "show", "cm_id").redirectErrorStream(true)
+                    .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            String text = Files.readString(out, StandardCharsets.UTF_8);
+            Files.delete(out);
+            return text;
+        } catch (IOException e) {
+            return "(rdma: " + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
         }
     }
 
