@@ -8,14 +8,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.verbs4j.lab.TestPorts;
 import org.verbs4j.api.cm.CmEventType;
 import org.verbs4j.api.cm.CmException;
 import org.verbs4j.api.cm.CmRejectedException;
+import org.verbs4j.lab.TestPorts;
 
 /**
  * verbs4j-perf's client retries of an rdma_cm connection: the rule, and on jsiw_lo a server whose first request
@@ -83,7 +84,7 @@ class CmConnectRetryTest {
                 // what was swallowed: the first attempt's MPA Request (its key, RFC 5044)
                 swallowed.setSoTimeout(5_000);
                 byte[] key = swallowed.getInputStream().readNBytes(16);
-                assertEquals("MPA ID Req Frame", new String(key, java.nio.charset.StandardCharsets.US_ASCII), d);
+                assertEquals("MPA ID Req Frame", new String(key, StandardCharsets.US_ASCII), d);
                 assertEquals(0, s.exit(), d);
                 VerbsPerfIT.assertLatency(VerbsPerfIT.resultLine(c.out(), PerfFormat.LAT_COLUMNS, d), 2, 100, d);
             }

@@ -467,58 +467,64 @@ class PerftestInteropIT {
         }
     }
 
-    /** Runs a C perftest tool to its end (at most {@link #RUN_TIMEOUT_SECONDS}). */
+    /**
+     * Runs a C perftest tool to its end (at most {@link #RUN_TIMEOUT_SECONDS}), line-buffered where {@code stdbuf}
+     * exists, so that a tool killed at the time-out leaves what it printed (a pipe's buffer dies with it). A kill is
+     * reported with the rdma_cm ids' states just before it.
+     */
     static PerfSide runC(List<String> command) {
+        List<String> run = new ArrayList<>(command);
+        if (Files.isExecutable(STDBUF)) {
+            run.addAll(0, List.of(STDBUF.toString(), "-oL", "-eL"));
+        }
+        return runProcess(run, RUN_TIMEOUT_SECONDS, true);
+    }
+
+    private static final Path STDBUF = Path.of("/usr/bin/stdbuf");
+
+    /**
+     * Runs {@code command} to its end or for {@code timeoutSeconds}, its output in files; killed, it exits -1 with
+     * a line saying so after its stderr (and, with {@code cmIdsBeforeKill}, the rdma_cm ids' states).
+     */
+    private static PerfSide runProcess(List<String> command, long timeoutSeconds, boolean cmIdsBeforeKill) {
+        Path out = null;
+        Path err = null;
         try {
-            Path out = Files.createTempFile("perftest", ".out");
-            Path err = Files.createTempFile("perftest", ".err");
-            List<String> run = new ArrayList<>(command);
-            if (Files.isExecutable(STDBUF)) {
-                // line-buffered, so that a tool killed below leaves what it printed (a pipe's buffer dies with it)
-                run.addAll(0, List.of(STDBUF.toString(), "-oL", "-eL"));
-            }
-            Process p = new ProcessBuilder(run).redirectOutput(out.toFile()).redirectError(err.toFile())
+            out = Files.createTempFile("perftest", ".out");
+            err = Files.createTempFile("perftest", ".err");
+            Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-            if (!p.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                String cmIds = rdmaCmIds();
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                String cmIds = cmIdsBeforeKill ? "; the rdma_cm ids before the kill, rdma resource show cm_id:\n"
+                        + rdmaCmIds() : "";
                 p.destroyForcibly().waitFor();
-                return new PerfSide(-1, Files.readString(out), Files.readString(err) + "\n(killed after "
-                        + RUN_TIMEOUT_SECONDS + " s; the rdma_cm ids before the kill, rdma resource show cm_id:\n"
-                        + cmIds + ")");
+                return new PerfSide(-1, Files.readString(out, StandardCharsets.UTF_8),
+                        Files.readString(err, StandardCharsets.UTF_8) + "\n(killed after " + timeoutSeconds + " s"
+                                + cmIds + ")");
             }
-            PerfSide side = new PerfSide(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            return new PerfSide(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
-            Files.delete(out);
-            Files.delete(err);
-            return side;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(String.join(" ", command), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        } finally {
+            for (Path f : new Path[] {out, err}) {
+                if (f != null) {
+                    f.toFile().delete();
+                }
+            }
         }
     }
-
-    private static final Path STDBUF = Path.of("/usr/bin/stdbuf");
 
     /** iproute2's {@code rdma resource show cm_id}: each rdma_cm id's state, ports and process (for a hang's report). */
     static String rdmaCmIds() {
         try {
-            Path out = Files.createTempFile("cm_id", ".out");
-            Process p = new ProcessBuilder("rdma", "resource", "show", "cm_id").redirectErrorStream(true)
-                    .redirectOutput(out.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .start();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-            String text = Files.readString(out, StandardCharsets.UTF_8);
-            Files.delete(out);
-            return text;
-        } catch (IOException e) {
-            return "(rdma: " + e.getMessage() + ")";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "(interrupted)";
+            PerfSide r = runProcess(List.of("rdma", "resource", "show", "cm_id"), 10, false);
+            return r.out() + r.err();
+        } catch (java.io.UncheckedIOException e) {
+            return "(rdma: " + e.getCause().getMessage() + ")";
         }
     }
 
