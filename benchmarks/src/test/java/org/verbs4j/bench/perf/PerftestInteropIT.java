@@ -2,6 +2,7 @@ package org.verbs4j.bench.perf;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -17,6 +18,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -274,6 +276,42 @@ class PerftestInteropIT {
     }
 
     /**
+     * The Java side of a pair whose C side measured no clock: perftest exits at its report, before the closing
+     * handshakes, so the Java side may end 1 with a failed handshake after its result; with nothing else. It must
+     * not have crashed, been killed or printed a stack trace, and its own result line (where it prints one) passes
+     * the checks of a good run.
+     */
+    static void assertJavaSideSound(PerfTest t, Role role, long size, PerfSide java, boolean duplex, String d) {
+        String why = "the Java side, with a C peer that measured no clock\n" + d;
+        assertTrue(!java.err().contains("\tat ") && !java.err().contains("Exception in thread")
+                && !java.err().contains("unexpected failure"), "no stack trace: " + why);
+        if (java.exit() == 1) {
+            assertTrue(AFTER_RESULT.matcher(java.err()).find(), "ended 1 only at a handshake after its result: " + why);
+        } else {
+            assertEquals(0, java.exit(), "exit status 0, or 1 at a handshake after its result: " + why);
+        }
+        // its own result line comes before those handshakes (the RDMA bandwidth server prints the client's, after)
+        boolean server = role == Role.JAVA_SERVER;
+        if (!t.isBandwidth()) {
+            if (!(server && t == PerfTest.READ_LAT)) {
+                double[] v = VerbsPerfIT.resultLine(java.out(), PerfFormat.LAT_COLUMNS, why);
+                assertNotNull(v, "its result line: " + why);
+                VerbsPerfIT.assertLatency(v, size, ITERS, why);
+            }
+        } else if (!server || t == PerfTest.SEND_BW && !duplex) {
+            double[] v = VerbsPerfIT.resultLine(java.out(), PerfFormat.BW_COLUMNS, why);
+            assertNotNull(v, "its result line: " + why);
+            VerbsPerfIT.assertBandwidth(v, size, ITERS, !server, why);
+        }
+    }
+
+    /**
+     * What verbs4j-perf says when an exchange step after its result failed (the handshakes that perftest's
+     * {@code exit} skips): "the peer at ... disconnected at the close", "the close with ... failed: ...".
+     */
+    static final Pattern AFTER_RESULT = Pattern.compile("\\bthe (close|end of test)\\b");
+
+    /**
      * Whether C perftest's latency row holds {@code inf}: its conversion of a sample's cycles to microseconds
      * overflowed (a clock it measured wrong under the emulated VM's load). Its report then measures nothing.
      */
@@ -353,6 +391,9 @@ class PerftestInteropIT {
                 + client.describe("client");
         PerfSide cSide = role == Role.C_SERVER ? server : client;
         if (cMeasuredNoClock(cSide)) {
+            // the C report measures nothing, but the Java side ran the whole test: it is checked before a retry or
+            // a skip, so that such an attempt cannot hide a Java failure
+            assertJavaSideSound(t, role, size, role == Role.C_SERVER ? client : server, common.contains("-b"), d);
             if (!last) {
                 return cSide;
             }
