@@ -189,15 +189,16 @@ final class ProgressEngine implements Runnable {
     }
 
     /**
-     * Whether to watch a QP's socket for reading: not while application threads wait on its CQs by polling them
-     * empty (they receive, and a wake-up per message here would only take a CPU from them and contend for the
-     * socket), unless a CQ of the QP is armed (its channel's waiter polls nothing). A QP whose CQs nobody polled
-     * empty since the last look is watched again, so one-sided targets and a QP whose poller went away (or waits
-     * for memory now) progress within about two {@link #POLLED_MAX_MILLIS}.
+     * Whether to watch a QP's socket for reading: not while application threads wait on its CQs by polling them,
+     * empty or taking completions that receiving made ({@link QpDataPath#polledWaiting}; they receive, and a wake-up
+     * per message here would only take a CPU from them and contend for the socket), unless a CQ of the QP is armed
+     * (its channel's waiter polls nothing). A QP whose CQs nobody polled so since the last look is watched again, so
+     * one-sided targets and a QP whose poller went away (or waits for memory now) progress within about two
+     * {@link #POLLED_MAX_MILLIS}.
      */
     private static boolean watchesReceive(QpDataPath p) {
         int polls = p.polls();
-        boolean left = polls != p.pollsSeen; // polled empty since the last look
+        boolean left = polls != p.pollsSeen; // polled waiting since the last look
         p.pollsSeen = polls;
         p.unwatched = left; // before looking at the arm: requestNotify arms, then looks at this (and wakes us)
         if (left && p.cqArmed()) {
@@ -281,7 +282,11 @@ final class ProgressEngine implements Runnable {
         }
         try {
             p.connection().awaitPump(PUMP_WAIT_NANOS);
-            return p.progressReceive();
+            int r = p.progressReceive();
+            if (r > 0) {
+                p.engineReceives++;
+            }
+            return r;
         } finally {
             p.leaveQp();
         }

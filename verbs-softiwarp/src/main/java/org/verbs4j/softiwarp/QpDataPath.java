@@ -144,8 +144,8 @@ final class QpDataPath implements FpduSink {
     /** The progress thread's key for this connection. */
     volatile SelectionKey key;
     /**
-     * Empty CQ polls that drove this QP, counted racily (only a change matters): the progress thread leaves the socket
-     * to a QP's pollers while this grows ({@link ProgressEngine}).
+     * CQ polls that drove this QP and waited for what it receives ({@link #polledWaiting}), counted racily (only a
+     * change matters): the progress thread leaves the socket to a QP's pollers while this grows ({@link ProgressEngine}).
      */
     private final AtomicInteger polls = new AtomicInteger();
     /** The progress thread's count of {@link #polls} at its last look (its own). */
@@ -181,6 +181,8 @@ final class QpDataPath implements FpduSink {
     volatile int stalls;
     /** Times the progress thread was woken because the socket turned writable (its own count, read by tests). */
     volatile int writableWakeups;
+    /** The progress thread's reads of this socket that delivered segments (its own count, read by tests). */
+    volatile int engineReceives;
 
     // ---- transmit: holder of the send queue's token ----
     private int txKind = TX_NONE;
@@ -343,7 +345,7 @@ final class QpDataPath implements FpduSink {
             return;
         }
         try {
-            allPolls.setOpaque(allPolls.getPlain() + 1); // no fence, as polledEmpty
+            allPolls.setOpaque(allPolls.getPlain() + 1); // no fence, as polledWaiting
             progressReceive();
             if (wantWrite) {
                 progressSend();
@@ -354,15 +356,18 @@ final class QpDataPath implements FpduSink {
     }
 
     /**
-     * Counts a poll of one of this QP's CQs that found nothing: its thread waits on the CQ, so it will receive
-     * what arrives. A poll that took completions does not count: its thread may go on to wait elsewhere (for
-     * memory a Write fills, as perftest's write_lat does), so the progress thread must keep receiving for it.
+     * Counts a poll of one of this QP's CQs that found nothing, or took a completion that receiving made (a receive,
+     * a Read, an atomic): its thread waits on the CQ for what arrives, so it will receive it (a Read requester or a
+     * receiver that is behind the stream seldom finds the CQ empty, and a second thread reading its socket would only
+     * take a CPU from it). A poll that took only completions of sends and Writes does not count: its thread may go on
+     * to wait elsewhere (for memory a Write fills, as perftest's write_lat does), so the progress thread must keep
+     * receiving for it.
      */
-    void polledEmpty() {
+    void polledWaiting() {
         polls.setOpaque(polls.getPlain() + 1); // no fence: the progress thread only needs to see it change, later
     }
 
-    /** {@return the count of empty CQ polls that drove this QP so far} For the progress thread. */
+    /** {@return the count of CQ polls that drove this QP and waited for what it receives, so far} For the progress thread. */
     int polls() {
         return polls.getOpaque();
     }

@@ -600,6 +600,76 @@ class DataPathTest {
     }
 
     /**
+     * A Read requester slower than its responses (each turn of its loop works 200 µs, as a loop under an emulated
+     * VM's CPU does): its polls seldom find the CQ empty, but its thread waits there for what the QP receives, so the
+     * progress thread leaves the socket to it instead of being woken for each segment and reading beside it (in the
+     * lab's VM that second reader took a third of a CPU from the two busy ones, and READ's bandwidth with it). Fails
+     * when only empty polls count: the progress thread then delivered Read Responses 38 to 430 times in runs on the build host
+     * (never with the rule).
+     */
+    @Test
+    void aReadRequesterBehindItsResponsesReceivesThemItself() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.b, MIB, ConnectedPair.ALL);
+        MemoryRegion dst = mr(p.a, MIB, Access.LOCAL_WRITE);
+        fill(src, 13);
+        QpDataPath a = p.a.qp.dataPath();
+        // the responder's side polls all the while (as verbs4j-perf's read_bw server does): its responses stream
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread responder = new Thread(() -> {
+            try (WorkCompletions w = WorkCompletions.allocate(4)) {
+                while (!stop.get()) {
+                    p.b.cq.poll(w);
+                }
+            }
+        }, "responder's poller");
+        responder.start();
+        try {
+            readBehind(p, src, dst, a);
+        } finally {
+            stop.set(true);
+            responder.join();
+        }
+    }
+
+    private void readBehind(ConnectedPair p, MemoryRegion src, MemoryRegion dst, QpDataPath a) {
+        int total = 1500;
+        int posted = 0;
+        int completed = 0;
+        int empty = 0;
+        int receivesBefore = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (completed < total) {
+            while (posted < total && posted - completed < 16) {
+                int i = posted % 16;
+                sends.count(1).at(0).clear().wrId(posted).opcode(Opcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                        .sge(dst, i * 65536L, 65536).rdma(src.address() + i * 65536L, src.rkey());
+                p.a.qp.postSend(sends);
+                posted++;
+            }
+            long until = System.nanoTime() + 200_000;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            int n = p.a.cq.poll(wc, 16);
+            for (int k = 0; k < n; k++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(k));
+                assertEquals(completed + k, wc.wrId(k));
+            }
+            if (completed < 100 && completed + n >= 100) {
+                receivesBefore = a.engineReceives; // from here on: after the progress thread's first looks
+            }
+            completed += n;
+            empty += n == 0 ? 1 : 0;
+            assertTrue(System.nanoTime() < deadline, "only " + completed + " of " + total + " Reads in 60 s");
+        }
+        assertFilled(dst, 0, MIB, 13, 0);
+        int engine = a.engineReceives - receivesBefore;
+        assertTrue(engine < (total - 100) / 100, "the progress thread delivered " + engine + " times for "
+                + (total - 100) + " Read Responses (" + empty + " empty polls)");
+    }
+
+    /**
      * A stream of Writes to a target nobody polls: its progress thread reads the socket after naps instead of being
      * woken for each segment, every byte arrives, and when the stream ends the socket goes back to the selector (the
      * thread naps no more), so a later small Write is placed at once.
