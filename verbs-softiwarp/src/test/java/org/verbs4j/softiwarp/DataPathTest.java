@@ -665,7 +665,8 @@ class DataPathTest {
         }
         assertFilled(dst, 0, MIB, 13, 0);
         int engine = a.engineReceives - receivesBefore;
-        assertTrue(engine < (total - 100) / 100, "the progress thread delivered " + engine + " times for "
+        // 28: room for a scheduler that holds this thread off its CPU longer than a look (then the thread reads)
+        assertTrue(engine < (total - 100) / 50, "the progress thread delivered " + engine + " times for "
                 + (total - 100) + " Read Responses (" + empty + " empty polls)");
     }
 
