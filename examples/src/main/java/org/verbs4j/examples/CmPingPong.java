@@ -72,7 +72,8 @@ public final class CmPingPong {
     static final Option<Integer> IB_PORT = Option.of('i', "ib-port", "PORT", Values.intIn(1, 255), 1,
             "use port PORT of the IB device");
     static final Option<Integer> WARMUP = Option.of('w', "warmup", "MS", Values.intIn(0, 3_600_000), 1000,
-            "client: exchange messages for MS milliseconds before measuring, not counted (0: none)");
+            "client: exchange messages for MS milliseconds before measuring, longer while the JIT compiles (up to "
+                    + WarmUp.LIMIT + "x), not counted (0: none)");
     static final Option<Integer> TIMEOUT = Option.of('t', "timeout", "SECONDS", Values.intIn(1, 86400), 60,
             "connection and idle timeout");
     static final OptionParser PARSER = new OptionParser("cm-pingpong")
@@ -210,14 +211,18 @@ public final class CmPingPong {
                 }
             }
             long warmStart = System.nanoTime();
-            long warmEnd = warmStart + warmupMillis * 1_000_000L;
+            WarmUp warmUp = new WarmUp(warmStart, warmupMillis, WarmUp.thisJvmsCompiler());
             long warm = 0;
-            while (warmupMillis > 0 && System.nanoTime() - warmEnd < 0) {
+            while (warmupMillis > 0) {
                 roundTrip(ep, wc, slot0, warm++, deadlineNanos);
+                if (warmUp.over(System.nanoTime())) {
+                    break;
+                }
             }
             if (warm > 0) {
-                out.printf("  warm-up: %d round trips in %.2f seconds, not counted%n", warm,
-                        (System.nanoTime() - warmStart) / 1e9);
+                out.printf("  warm-up: %d round trips in %.2f seconds, not counted%s%n", warm,
+                        (System.nanoTime() - warmStart) / 1e9,
+                        warmUp.compilerWentQuiet() ? "" : " (the JIT compiler was still compiling)");
             }
             long start = System.nanoTime();
             for (int i = 0; i < iters; i++) {
