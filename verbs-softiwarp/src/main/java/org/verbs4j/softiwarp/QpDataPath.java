@@ -99,12 +99,6 @@ final class QpDataPath implements FpduSink {
      */
     private static final Object ATOMICS = new Object();
 
-    private static final int WC_SEND = WcOpcode.SEND.value();
-    private static final int WC_WRITE = WcOpcode.RDMA_WRITE.value();
-    private static final int WC_READ = WcOpcode.RDMA_READ.value();
-    private static final int WC_RECV = WcOpcode.RECV.value();
-    private static final int WC_LOCAL_INV = WcOpcode.LOCAL_INV.value();
-    private static final int WC_RECV_RDMA_WITH_IMM = WcOpcode.RECV_RDMA_WITH_IMM.value();
     private static final int OK = WcStatus.SUCCESS.value();
     private static final int FLUSH = WcStatus.WR_FLUSH_ERR.value();
 
@@ -521,7 +515,7 @@ final class QpDataPath implements FpduSink {
         if (opcode == Opcode.LOCAL_INV.value()) {
             int stag = RawMemory.getInt(slot + SendWr.IMM_DATA_OFFSET);
             int status = invalidation(stag) == 0 ? OK : WcStatus.LOC_PROT_ERR.value();
-            retireHead(wrId, status, WC_LOCAL_INV, 0, status != OK || (flags & SendFlags.SIGNALED) != 0);
+            retireHead(wrId, status, WcCodes.LOCAL_INV, 0, status != OK || (flags & SendFlags.SIGNALED) != 0);
             return true;
         }
         boolean read = opcode == Opcode.RDMA_READ.value();
@@ -557,7 +551,7 @@ final class QpDataPath implements FpduSink {
             orqFlags[i] = flags;
             orqLength[i] = length;
             orqSinkStag[i] = sinkStag;
-            orqWcOpcode[i] = WC_READ;
+            orqWcOpcode[i] = WcCodes.READ;
             orqTail.set(t + 1); // published before the request can be answered: pump() has not written it yet
             sq.pop();
             txKind = TX_READ_REQUEST;
@@ -925,7 +919,7 @@ final class QpDataPath implements FpduSink {
         boolean response = opcode == OP_READ_RESPONSE;
         long orq = orqHead.get();
         if (response && (orq == orqTail.get() || orqSinkStag[(int) (orq % orqWrId.length)] != stag
-                || orqWcOpcode[(int) (orq % orqWrId.length)] != WC_READ)) {
+                || orqWcOpcode[(int) (orq % orqWrId.length)] != WcCodes.READ)) {
             error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 16, AsyncEventType.QP_FATAL);
             return;
         }
@@ -938,7 +932,7 @@ final class QpDataPath implements FpduSink {
                 LOG.debug("{}: {} refused: {}", qp, response ? "Read Response" : "Write", e.getMessage());
                 if (response) { // our own sink: the Read fails locally, as in siw
                     int i = (int) (orq % orqWrId.length);
-                    sendCq.complete(orqWrId[i], WcStatus.LOC_PROT_ERR.value(), WC_READ, 0, 0, qpNumber, 0, false);
+                    sendCq.complete(orqWrId[i], WcStatus.LOC_PROT_ERR.value(), WcCodes.READ, 0, 0, qpNumber, 0, false);
                     orqHead.set(orq + 1);
                 }
                 error(LAYER_DDP, DDP_TAGGED, e.error().ddpCode(), payload, 16, AsyncEventType.QP_ACCESS_ERR);
@@ -960,7 +954,7 @@ final class QpDataPath implements FpduSink {
         if (response && last) {
             int i = (int) (orq % orqWrId.length);
             if ((orqFlags[i] & SendFlags.SIGNALED) != 0) {
-                sendCq.complete(orqWrId[i], OK, WC_READ, orqLength[i], 0, qpNumber, 0, false);
+                sendCq.complete(orqWrId[i], OK, WcCodes.READ, orqLength[i], 0, qpNumber, 0, false);
             }
             orqHead.set(orq + 1);
         }
@@ -989,13 +983,13 @@ final class QpDataPath implements FpduSink {
         long wrId = RawMemory.getLong(currentReceive + WR_ID);
         if ((long) messageOffset + length > receiveCapacity) {
             receiveActive = false;
-            recvCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
+            recvCq.complete(wrId, WcStatus.LOC_LEN_ERR.value(), WcCodes.RECV, 0, 0, qpNumber, 0, false);
             error(LAYER_DDP, DDP_UNTAGGED, DDP_UT_NO_BUFFER, payload, 20, AsyncEventType.QP_FATAL);
             return;
         }
         if (length > 0 && !place(messageOffset, payload, length)) {
             receiveActive = false;
-            recvCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
+            recvCq.complete(wrId, WcStatus.LOC_PROT_ERR.value(), WcCodes.RECV, 0, 0, qpNumber, 0, false);
             error(LAYER_DDP, DDP_CATASTROPHIC, 0, payload, 20, AsyncEventType.QP_ACCESS_ERR);
             return;
         }
@@ -1010,7 +1004,7 @@ final class QpDataPath implements FpduSink {
                 inv = pendingImmData;
                 if (opcode == OP_SEND_INVALIDATE || opcode == OP_SEND_SE_INVALIDATE) {
                     // the verbs have no Send with immediate and invalidate: a peer that sends it is broken
-                    recvCq.complete(wrId, WcStatus.REM_OP_ERR.value(), WC_RECV, 0, 0, qpNumber, 0, false);
+                    recvCq.complete(wrId, WcStatus.REM_OP_ERR.value(), WcCodes.RECV, 0, 0, qpNumber, 0, false);
                     error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, payload, 20,
                             AsyncEventType.QP_FATAL);
                     return;
@@ -1028,7 +1022,7 @@ final class QpDataPath implements FpduSink {
                             RDMAP_CANNOT_INVALIDATE, payload, 20, null);
                 }
             }
-            recvCq.complete(wrId, status, WC_RECV, messageOffset + length, inv, qpNumber, flags,
+            recvCq.complete(wrId, status, WcCodes.RECV, messageOffset + length, inv, qpNumber, flags,
                     opcode == OP_SEND_SE || opcode == OP_SEND_SE_INVALIDATE);
         }
     }
@@ -1058,7 +1052,7 @@ final class QpDataPath implements FpduSink {
             return;
         }
         receiveActive = false;
-        recvCq.complete(RawMemory.getLong(currentReceive + WR_ID), OK, WC_RECV_RDMA_WITH_IMM,
+        recvCq.complete(RawMemory.getLong(currentReceive + WR_ID), OK, WcCodes.RECV_RDMA_WITH_IMM,
                 (int) Math.min(lastWriteLength, Integer.MAX_VALUE), imm, qpNumber, WcFlags.WITH_IMM,
                 opcode == OP_IMMEDIATE_SE);
     }
@@ -1212,7 +1206,7 @@ final class QpDataPath implements FpduSink {
         }
         long h = orqHead.get();
         int i = (int) (h % orqWrId.length);
-        if (h == orqTail.get() || orqWcOpcode[i] == WC_READ || orqRequestId[i] != requestId) {
+        if (h == orqTail.get() || orqWcOpcode[i] == WcCodes.READ || orqRequestId[i] != requestId) {
             LOG.debug("{}: an Atomic Response no request waits for (id {})", qp, requestId);
             error(LAYER_RDMAP, RDMAP_REMOTE_OPERATION, RDMAP_UNEXPECTED_OPCODE, null, 0, AsyncEventType.QP_FATAL);
             return;
@@ -1386,7 +1380,7 @@ final class QpDataPath implements FpduSink {
         try {
             if (receiveActive) {
                 receiveActive = false;
-                recvCq.complete(RawMemory.getLong(currentReceive + WR_ID), FLUSH, WC_RECV, 0, 0, qpNumber, 0,
+                recvCq.complete(RawMemory.getLong(currentReceive + WR_ID), FLUSH, WcCodes.RECV, 0, 0, qpNumber, 0,
                         false);
             }
         } finally {

@@ -9,7 +9,6 @@ import org.verbs4j.api.Errno;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.QpCapabilities;
 import org.verbs4j.api.SendFlags;
-import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.api.internal.WrLayout.SendWr;
 
@@ -80,20 +79,20 @@ final class SendChecks {
     /** {@return the completion opcode ({@code ibv_wc_opcode}) of a send request's opcode} */
     static int completionOpcode(int opcode) {
         if (opcode == Opcode.RDMA_WRITE.value() || opcode == Opcode.RDMA_WRITE_WITH_IMM.value()) {
-            return WcOpcode.RDMA_WRITE.value();
+            return WcCodes.WRITE;
         }
         if (opcode == Opcode.RDMA_READ.value()) {
-            return WcOpcode.RDMA_READ.value();
+            return WcCodes.READ;
         }
         if (opcode == Opcode.ATOMIC_CMP_AND_SWP.value()) {
-            return WcOpcode.COMP_SWAP.value();
+            return WcCodes.COMP_SWAP;
         }
         if (opcode == Opcode.ATOMIC_FETCH_AND_ADD.value()) {
-            return WcOpcode.FETCH_ADD.value();
+            return WcCodes.FETCH_ADD;
         }
         if (opcode == Opcode.LOCAL_INV.value()) {
-            return WcOpcode.LOCAL_INV.value();
+            return WcCodes.LOCAL_INV;
         }
-        return WcOpcode.SEND.value();
+        return WcCodes.SEND;
     }
 }

@@ -8,7 +8,6 @@ import org.verbs4j.api.CompletionQueue;
 import org.verbs4j.api.DeviceContext;
 import org.verbs4j.api.Errno;
 import org.verbs4j.api.VerbsException;
-import org.verbs4j.api.WcOpcode;
 import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.api.internal.RawMemory;
@@ -28,12 +27,6 @@ import org.verbs4j.api.spi.CloseGuard;
  * gets its completions without waiting for the context's progress thread.
  */
 final class SoftCompletionQueue extends AbstractResource implements CompletionQueue {
-    /** The completions receiving makes ({@link #receivedAny}): a receive (and one with immediate), a Read, an atomic. */
-    private static final int WC_RECV = WcOpcode.RECV.value();
-    private static final int WC_READ = WcOpcode.RDMA_READ.value();
-    private static final int WC_COMP_SWAP = WcOpcode.COMP_SWAP.value();
-    private static final int WC_FETCH_ADD = WcOpcode.FETCH_ADD.value();
-
     private static final int NOT_ARMED = 0;
     private static final int ARMED_NEXT = 1;
     private static final int ARMED_SOLICITED = 2;
@@ -212,7 +205,7 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
     private static boolean receivedAny(long out, int n) {
         for (int i = 0; i < n; i++) {
             int op = RawMemory.getInt(out + (long) i * Wc.WC_SIZE + Wc.OPCODE_OFFSET);
-            if (op >= WC_RECV || op == WC_READ || op == WC_COMP_SWAP || op == WC_FETCH_ADD) {
+            if (WcCodes.madeByReceiving(op)) {
                 return true;
             }
         }
