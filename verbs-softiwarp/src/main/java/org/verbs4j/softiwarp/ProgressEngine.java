@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * each poll; when nobody polled them for a millisecond (or one is armed) this thread waits for the socket to be
  * writable and resumes it. It ends a QP whose peer has read nothing for the connection's time-out. It takes the same
  * non-blocking tokens as the application threads ({@link QpDataPath}), so it never waits for them: when an
- * application thread holds one, that thread does the work. Started with the context's first connected QP, stopped
- * when the context is destroyed.
+ * application thread holds one, that thread does the work. A thread that waits on a completion channel sleeps on the
+ * sockets itself ({@link SocketWaiter}), and this thread leaves them to it as to pollers. Started with the context's
+ * first connected QP, stopped when the context is destroyed.
  */
 final class ProgressEngine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressEngine.class);
@@ -52,7 +53,7 @@ final class ProgressEngine implements Runnable {
      */
     private static final int NAP_STAY_BYTES = 128 * 1024;
     /** How long a read waits for another thread's write to the socket to end (a 64 KiB write takes about 20 µs). */
-    private static final long PUMP_WAIT_NANOS = 100_000;
+    static final long PUMP_WAIT_NANOS = 100_000;
     /** Reads after one nap at most, so other QPs of the thread wait at most this many reads. */
     private static final int NAP_READS = 8;
 
@@ -192,16 +193,24 @@ final class ProgressEngine implements Runnable {
      * Whether to watch a QP's socket for reading: not while application threads wait on its CQs by polling them,
      * empty or taking completions that receiving made ({@link QpDataPath#polledWaiting}; they receive, and a wake-up
      * per message here would only take a CPU from them and contend for the socket), unless a CQ of the QP is armed
-     * (its channel's waiter polls nothing). A QP whose CQs nobody polled so since the last look is watched again, so
-     * one-sided targets and a QP whose poller went away (or waits for memory now) progress within about two
-     * {@link #POLLED_MAX_MILLIS}.
+     * (its channel's waiter polls nothing); and not while a thread waiting on a CQ's channel or wait set sleeps on
+     * the socket, or waited there since the last look ({@link SocketWaiter}: it receives), armed or not. A QP whose
+     * CQs nobody polled so since the last look is watched again, so one-sided targets and a QP whose poller went
+     * away (or waits for memory now) progress within about two {@link #POLLED_MAX_MILLIS}.
      */
     private static boolean watchesReceive(QpDataPath p) {
         int polls = p.polls();
         boolean left = polls != p.pollsSeen; // polled waiting since the last look
         p.pollsSeen = polls;
+        int waits = p.waits();
+        // a channel waiter asleep on the socket, or one that waited since the last look (and will again): it reads
+        // the socket itself (SocketWaiter), armed CQ or not
+        boolean toWaiter = waits != p.waitsSeen || p.waiterAsleep();
+        p.waitsSeen = waits;
+        left |= toWaiter;
+        p.leftToWaiter = toWaiter;
         p.unwatched = left; // before looking at the arm: requestNotify arms, then looks at this (and wakes us)
-        if (left && p.cqArmed()) {
+        if (left && !toWaiter && p.cqArmed()) {
             p.unwatched = left = false;
         }
         return !left;
@@ -243,7 +252,7 @@ final class ProgressEngine implements Runnable {
             p.writableWakeups++;
             send(p);
         }
-        if ((ready & SelectionKey.OP_READ) != 0) {
+        if ((ready & SelectionKey.OP_READ) != 0 && !p.waiterAsleep()) { // else the waiter woke too, and reads
             int r = receive(p);
             if (r == 0) {
                 Thread.yield(); // an application thread is receiving: let it

@@ -158,6 +158,20 @@ final class QpDataPath implements FpduSink {
      */
     volatile boolean unwatched;
     /**
+     * Waits of threads that sleep on this QP's socket for a channel's event ({@link SocketWaiter}), counted racily:
+     * the progress thread leaves the socket to them while this grows, even while a CQ is armed.
+     */
+    private final AtomicInteger waits = new AtomicInteger();
+    /** The progress thread's count of {@link #waits} at its last look (its own). */
+    int waitsSeen;
+    /** Threads asleep on this QP's socket in a {@link SocketWaiter} now. */
+    private final AtomicInteger waitersBlocked = new AtomicInteger();
+    /**
+     * Set by the progress thread when it left the socket to such waiters ({@link #unwatched} too): an arm of a CQ
+     * then does not wake it, since the waiter that follows the arm reads the socket.
+     */
+    volatile boolean leftToWaiter;
+    /**
      * CQ polls that drove this QP, empty or not, counted racily: each resumes a stalled transmit, so the progress
      * thread does not wait for the socket to be writable while this grows ({@link ProgressEngine}).
      */
@@ -361,6 +375,26 @@ final class QpDataPath implements FpduSink {
         polls.setOpaque(polls.getPlain() + 1); // no fence: the progress thread only needs to see it change, later
     }
 
+    /** Counts a {@link SocketWaiter}'s wait on this QP's socket. */
+    void waited() {
+        waits.setOpaque(waits.getPlain() + 1); // no fence, as polledWaiting
+    }
+
+    /** {@return the count of waits on this QP's socket by channel waiters, so far} For the progress thread. */
+    int waits() {
+        return waits.getOpaque();
+    }
+
+    /** A {@link SocketWaiter}'s thread goes to sleep on this QP's socket (+1) or wakes (-1). */
+    void waiterBlocked(int delta) {
+        waitersBlocked.addAndGet(delta);
+    }
+
+    /** {@return whether a channel waiter sleeps on this QP's socket now} */
+    boolean waiterAsleep() {
+        return waitersBlocked.get() > 0;
+    }
+
     /** {@return the count of CQ polls that drove this QP and waited for what it receives, so far} For the progress thread. */
     int polls() {
         return polls.getOpaque();
@@ -495,8 +529,8 @@ final class QpDataPath implements FpduSink {
             // finds them gone watches the socket for writing (this thread writes wantWrite before it reads
             // txUnwatched, the progress thread writes txUnwatched before it reads wantWrite)
             ProgressEngine e = qp.softContext().progress();
-            if (e != null && !txUnwatched) {
-                e.wakeup();
+            if (e != null && (!txUnwatched || cqArmed())) {
+                e.wakeup(); // armed: its pollers may have gone to sleep on a channel (see requestNotify)
             }
         }
     }

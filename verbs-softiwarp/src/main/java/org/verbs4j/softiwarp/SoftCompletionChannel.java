@@ -25,6 +25,10 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     private final AtomicBoolean woken = new AtomicBoolean();
     /** The wait sets this channel is in (few; copied on change, read per event without allocation). */
     private volatile SoftCompletionWaitSet[] sets = new SoftCompletionWaitSet[0];
+    /** A waiting thread sleeps on the sockets of the QPs of the channel's queues, and receives what wakes it. */
+    private final SocketWaiter sockets = new SocketWaiter();
+    /** This channel alone, for {@link #sockets}. */
+    private final SoftCompletionChannel[] self = {this};
 
     SoftCompletionChannel(SoftDeviceContext context) {
         super(context);
@@ -51,9 +55,14 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
         return Arrays.stream(a).filter(y -> y != x).toArray(n -> Arrays.copyOf(a, n));
     }
 
+    /** {@return the queues using the channel (never changed in place)} */
+    SoftCompletionQueue[] queues() {
+        return queues;
+    }
+
     /** Called by a queue that fired, after counting the event on itself. */
     void signal() {
-        events.release(1);
+        release(1);
         for (SoftCompletionWaitSet s : sets) {
             s.signal();
         }
@@ -93,18 +102,55 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
         return n;
     }
 
+    /** Adds permits and wakes the waiter, parked or asleep on the sockets. */
+    private void release(int n) {
+        events.release(n);
+        sockets.wakeup();
+    }
+
     @Override
     public void wakeup() {
         if (!closing && !woken.getAndSet(true)) {
-            events.release(1);
+            release(1);
         }
+    }
+
+    /**
+     * Takes a permit, waiting up to {@code nanos}: asleep on the sockets of the queues' QPs when this thread is the
+     * only one there and a QP is connected (it then receives what wakes it), else parked.
+     */
+    private boolean acquire(long nanos) throws InterruptedException {
+        if (events.tryAcquire()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + nanos;
+        if (nanos >= 1_000_000 && sockets.tryStart()) {
+            try {
+                while (true) {
+                    sockets.armSelect(); // before the look: a release after it wakes the select
+                    if (events.tryAcquire()) {
+                        return true;
+                    }
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left < 1_000_000 || !sockets.sleep(self, left)) {
+                        break; // under a select's millisecond, or nothing to watch: park for the rest
+                    }
+                }
+            } finally {
+                sockets.finish();
+            }
+        }
+        return events.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     @Override
     public CompletionQueue awaitEvent(long timeout, TimeUnit unit) {
         enter();
         try {
-            if (!events.tryAcquire(timeout, unit)) {
+            if (!acquire(unit.toNanos(timeout))) {
                 return null;
             }
             if (closing) {
@@ -128,7 +174,7 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     @Override
     protected void interruptWaits() {
         closing = true;
-        events.release(Integer.MAX_VALUE / 2);
+        release(Integer.MAX_VALUE / 2);
         for (SoftCompletionWaitSet s : sets) {
             s.signal(); // a set waiting on this channel throws that it closed
         }
@@ -164,5 +210,6 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     @Override
     protected void destroy() {
         queues = new SoftCompletionQueue[0];
+        sockets.close();
     }
 }

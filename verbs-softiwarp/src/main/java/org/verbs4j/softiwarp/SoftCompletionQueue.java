@@ -104,6 +104,11 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
         paths = a;
     }
 
+    /** {@return the connected QPs that complete here (never changed in place: a new array on each change)} */
+    QpDataPath[] paths() {
+        return paths;
+    }
+
     /** Undoes {@link #attach}; harmless when not attached. */
     synchronized void detach(QpDataPath path) {
         QpDataPath[] a = paths;
@@ -225,9 +230,11 @@ final class SoftCompletionQueue extends AbstractResource implements CompletionQu
             }
         } while (!armed.compareAndSet(a, want));
         // a QP whose socket the progress thread left to its pollers: it watches it again while the queue is armed
-        // (it set unwatched before it looked at the arm, this thread armed before it looks at unwatched)
+        // (it set unwatched before it looked at the arm, this thread armed before it looks at unwatched); not one
+        // left to a thread that waits on a channel, which reads the socket itself (SocketWaiter), and for writing
+        // only when a transmit is stalled (one that stalls later sees the arm and wakes it: QpDataPath)
         for (QpDataPath p : paths) {
-            if (p.unwatched || p.txUnwatched) {
+            if (p.unwatched && !p.leftToWaiter || p.txUnwatched && p.wantsWrite()) {
                 ProgressEngine e = context.progress();
                 if (e != null) {
                     e.wakeup();

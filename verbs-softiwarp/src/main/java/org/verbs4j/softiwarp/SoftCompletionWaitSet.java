@@ -24,6 +24,8 @@ final class SoftCompletionWaitSet extends AbstractResource implements Completion
     private volatile boolean signalled;
     private final AtomicBoolean woken = new AtomicBoolean();
     private volatile boolean closing;
+    /** The waiter sleeps on the sockets of the QPs of the channels' queues, and receives what wakes it. */
+    private final SocketWaiter sockets = new SocketWaiter();
 
     SoftCompletionWaitSet(String device) {
         super(null);
@@ -37,6 +39,7 @@ final class SoftCompletionWaitSet extends AbstractResource implements Completion
         if (t != null) {
             LockSupport.unpark(t);
         }
+        sockets.wakeup();
     }
 
     @Override
@@ -93,9 +96,13 @@ final class SoftCompletionWaitSet extends AbstractResource implements Completion
             try {
                 long deadline = System.nanoTime() + unit.toNanos(timeout);
                 waiter = Thread.currentThread();
+                boolean onSockets = sockets.tryStart(); // the only waiter (waitLock): it always may
                 try {
                     while (true) {
                         signalled = false; // before looking: what fires after the look unparks this thread
+                        if (onSockets) {
+                            sockets.armSelect(); // and wakes its select
+                        }
                         int n = 0;
                         for (SoftCompletionChannel ch : channels) {
                             if (ch.closing()) {
@@ -116,12 +123,15 @@ final class SoftCompletionWaitSet extends AbstractResource implements Completion
                         if (left <= 0 || Thread.currentThread().isInterrupted()) {
                             return 0;
                         }
-                        if (!signalled) {
-                            LockSupport.parkNanos(this, left);
+                        if (!signalled && (!onSockets || left < 1_000_000 || !sockets.sleep(channels, left))) {
+                            LockSupport.parkNanos(this, left); // nothing to watch, or under a select's millisecond
                         }
                     }
                 } finally {
                     waiter = null;
+                    if (onSockets) {
+                        sockets.finish();
+                    }
                 }
             } finally {
                 leave();
@@ -141,6 +151,7 @@ final class SoftCompletionWaitSet extends AbstractResource implements Completion
         if (t != null) {
             LockSupport.unpark(t);
         }
+        sockets.wakeup();
     }
 
     @Override
@@ -167,5 +178,6 @@ final class SoftCompletionWaitSet extends AbstractResource implements Completion
             }
             channels = new SoftCompletionChannel[0];
         }
+        sockets.close();
     }
 }

@@ -105,6 +105,84 @@ class DataPathAllocationTest {
         }
     }
 
+    /**
+     * Event-driven round trips (each side arms its CQ, polls once more, waits on its channel): the waiting thread
+     * sleeps on its QP's socket and delivers what wakes it (a selector, a completion, the channel's event), and
+     * allocates nothing doing so.
+     */
+    @Test
+    void eventDrivenRoundTripsAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        int warmUp = 20_000;
+        int window = 5_000;
+        int total = warmUp + 3 * window;
+        try (ConnectedPair p = new ConnectedPair(16, DataPathTest.SETTINGS, true, false, false);
+                SendRequests sa = SendRequests.allocate(1, 1);
+                ReceiveRequests ra = ReceiveRequests.allocate(1, 1);
+                WorkCompletions wc = WorkCompletions.allocate(1)) {
+            MemoryRegion ma = p.a.memory(4096, Access.LOCAL_WRITE);
+            MemoryRegion mb = p.b.memory(4096, Access.LOCAL_WRITE);
+            java.util.concurrent.atomic.AtomicReference<Throwable> echoFailed =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            Thread echo = new Thread(() -> {
+                try (SendRequests sb = SendRequests.allocate(1, 1); ReceiveRequests rb = ReceiveRequests.allocate(1, 1);
+                        WorkCompletions w = WorkCompletions.allocate(1)) {
+                    sb.count(1).at(0).clear().wrId(2).opcode(Opcode.SEND).sge(mb, 0, 64);
+                    for (int i = 0; i < total; i++) {
+                        DataPathTest.awaitByEvent(p.b, w, i);
+                        rb.count(1).at(0).clear().wrId(i + 1).sge(mb, 1024, 64);
+                        p.b.qp.postReceive(rb);
+                        p.b.qp.postSend(sb);
+                    }
+                } catch (Throwable t) {
+                    echoFailed.set(t);
+                }
+            }, "echo, waiting on its channel");
+            try {
+                try (ReceiveRequests first = ReceiveRequests.allocate(1, 1)) {
+                    first.count(1).at(0).clear().wrId(0).sge(mb, 1024, 64);
+                    p.b.qp.postReceive(first); // before A's first send (iWARP: no receive-not-ready retry)
+                }
+                echo.start();
+                sa.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).sge(ma, 0, 64);
+                int done = 0;
+                done = eventRoundTrips(p, sa, ra, ma, wc, done, warmUp);
+                long tid = Thread.currentThread().getId();
+                StringBuilder windows = new StringBuilder();
+                long best = Long.MAX_VALUE;
+                for (int w = 0; w < 3; w++) {
+                    long before = mx.getThreadAllocatedBytes(tid);
+                    done = eventRoundTrips(p, sa, ra, ma, wc, done, window);
+                    long after = mx.getThreadAllocatedBytes(tid);
+                    long baseline = mx.getThreadAllocatedBytes(tid) - after;
+                    best = Math.min(best, after - before - baseline);
+                    windows.append(after - before - baseline).append(' ');
+                }
+                echo.join(10_000);
+                if (echoFailed.get() != null) {
+                    throw new AssertionError("the echo side failed", echoFailed.get());
+                }
+                assertEquals(0, best, "bytes allocated per window of " + window + " event-driven round trips: " + windows);
+            } finally {
+                echo.join(10_000);
+                ma.close();
+                mb.close();
+            }
+        }
+    }
+
+    /** A's side of {@code n} event-driven round trips from number {@code done} on. {@return the count after them} */
+    private static int eventRoundTrips(ConnectedPair p, SendRequests sa, ReceiveRequests ra, MemoryRegion ma,
+            WorkCompletions wc, int done, int n) {
+        for (int i = done; i < done + n; i++) {
+            ra.count(1).at(0).clear().wrId(i).sge(ma, 1024, 64);
+            p.a.qp.postReceive(ra);
+            p.a.qp.postSend(sa);
+            DataPathTest.awaitByEvent(p.a, wc, i);
+        }
+        return done + n;
+    }
+
     /** A sends to B, B answers; each side polls its CQ for its send and receive completions. */
     private static void roundTrips(ConnectedPair p, SendRequests sa, SendRequests sb, ReceiveRequests ra,
             ReceiveRequests rb, WorkCompletions wc, int n) {

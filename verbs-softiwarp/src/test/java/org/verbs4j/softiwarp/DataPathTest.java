@@ -600,6 +600,137 @@ class DataPathTest {
     }
 
     /**
+     * An event-driven ping-pong (each side arms its CQ, polls once more, waits on its channel, answers): the waiting
+     * thread sleeps on its QP's socket and delivers the message that wakes it, so the progress thread delivers almost
+     * none. When waiters parked, the progress thread was woken by every message and then woke the waiter: two
+     * wake-ups on each message's path, and every one of the 1,900 messages counted here delivered by it.
+     */
+    @Test
+    void aThreadWaitingOnItsChannelReceivesWhatWakesIt() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, true, false, false);
+        ConnectedPair p = pair;
+        MemoryRegion aBuf = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion bBuf = mr(p.b, 64, Access.LOCAL_WRITE);
+        int rounds = 2000;
+        int counted = 1900;
+        QpDataPath a = p.a.qp.dataPath();
+        QpDataPath b = p.b.qp.dataPath();
+        int[] before = new int[2];
+        java.util.concurrent.atomic.AtomicReference<Throwable> echoFailed = new java.util.concurrent.atomic.AtomicReference<>();
+        postRecv(p.b, bBuf, 0, 32, 0);
+        Thread echo = new Thread(() -> {
+            try (SendRequests s = SendRequests.allocate(1, 1); ReceiveRequests r = ReceiveRequests.allocate(1, 1);
+                    WorkCompletions w = WorkCompletions.allocate(1)) {
+                for (int i = 0; i < rounds; i++) {
+                    awaitByEvent(p.b, w, i);
+                    if (i == rounds - counted) {
+                        before[1] = b.engineReceives;
+                    }
+                    r.count(1).at(0).clear().wrId(i + 1).sge(bBuf, 0, 32);
+                    p.b.qp.postReceive(r); // before the answer: the next message may follow it at once
+                    s.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(bBuf, 32, 8);
+                    p.b.qp.postSend(s);
+                }
+            } catch (Throwable t) {
+                echoFailed.set(t);
+            }
+        }, "echo, waiting on its channel");
+        echo.start();
+        try (WorkCompletions w = WorkCompletions.allocate(1)) {
+            for (int i = 0; i < rounds && echoFailed.get() == null; i++) {
+                if (i == rounds - counted) {
+                    before[0] = a.engineReceives;
+                }
+                postRecv(p.a, aBuf, 0, 32, i);
+                sends.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(aBuf, 32, 8);
+                p.a.qp.postSend(sends);
+                awaitByEvent(p.a, w, i);
+            }
+        } finally {
+            echo.join(10_000);
+        }
+        if (echoFailed.get() != null) {
+            throw new AssertionError("the echo side failed", echoFailed.get());
+        }
+        int byEngineA = a.engineReceives - before[0];
+        int byEngineB = b.engineReceives - before[1];
+        // a twentieth: room for the few messages that come while a waiter is between its waits (the progress
+        // thread's look after a millisecond may find it there)
+        assertTrue(byEngineA < counted / 20 && byEngineB < counted / 20, "the progress threads delivered " + byEngineA
+                + " and " + byEngineB + " of " + counted + " messages each side waited for on its channel");
+    }
+
+    /**
+     * A thread asleep on its QP's socket in a channel wait while the QP is destroyed, then its CQ, then the channel:
+     * the wait ends with the channel's close (a clear exception), the destroys do not wait for it, and nothing
+     * else breaks; a wait set's sleeper likewise.
+     */
+    @Test
+    void aWaiterAsleepOnASocketEndsWithItsChannelWhileTheQpAndCqGoFirst() throws Exception {
+        for (boolean viaSet : new boolean[] {false, true}) {
+            ConnectedPair p = new ConnectedPair(16, SETTINGS, true, false, false);
+            QpDataPath b = p.b.qp.dataPath();
+            org.verbs4j.api.CompletionWaitSet set = viaSet ? p.b.ctx.createCompletionWaitSet() : null;
+            if (set != null) {
+                set.add(p.b.channel);
+            }
+            p.b.cq.requestNotify(false);
+            java.util.concurrent.atomic.AtomicReference<Object> ended = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    ended.set(set != null ? set.await(30, TimeUnit.SECONDS) : p.b.channel.awaitEvent(30, TimeUnit.SECONDS));
+                } catch (Throwable t) {
+                    ended.set(t);
+                }
+            }, "waiter");
+            waiter.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!b.waiterAsleep()) {
+                assertTrue(System.nanoTime() < deadline, "the waiter did not go to sleep on the QP's socket");
+                Thread.sleep(1);
+            }
+            long start = System.nanoTime();
+            p.b.qp.close();
+            p.b.cq.close();
+            assertTrue(waiter.isAlive(), "the wait went on without an event: " + ended.get());
+            if (set != null) {
+                set.remove(p.b.channel);
+                set.close();
+            } else {
+                p.b.channel.close();
+            }
+            waiter.join(5_000);
+            assertTrue(!waiter.isAlive() && ended.get() instanceof IllegalStateException,
+                    (viaSet ? "set" : "channel") + ": " + ended.get());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3), "the closes waited for the sleeper");
+            p.close(); // the rest, and the closed ones again (no-ops)
+        }
+    }
+
+    /** Takes receive {@code id} the way an event-driven loop does: poll, arm, poll, wait on the channel, again. */
+    static void awaitByEvent(ConnectedPair.Side s, WorkCompletions w, long id) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            int n = s.cq.poll(w, 1);
+            if (n == 0) {
+                s.cq.requestNotify(false);
+                n = s.cq.poll(w, 1);
+            }
+            if (n == 1) {
+                // no message text made unless it fails: the allocation test runs this
+                if (w.status(0) != WcStatus.SUCCESS || w.opcode(0) != WcOpcode.RECV || w.wrId(0) != id) {
+                    throw new AssertionError("receive " + id + ": " + w.toString(0));
+                }
+                return;
+            }
+            s.channel.awaitEvent(1, TimeUnit.SECONDS);
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("receive " + id + " did not come in 10 s");
+            }
+        }
+    }
+
+    /**
      * A Read requester slower than its responses (each turn of its loop works 200 µs, as a loop under an emulated
      * VM's CPU does): its polls seldom find the CQ empty, but its thread waits there for what the QP receives, so the
      * progress thread leaves the socket to it instead of being woken for each segment and reading beside it (in the

@@ -715,6 +715,16 @@ public final class MpaConnection implements Closeable {
     }
 
     /**
+     * The socket's key in a selector it was {@link #register}ed with.
+     *
+     * @param selector the selector
+     * @return the key, or null when not registered there
+     */
+    public SelectionKey keyFor(Selector selector) {
+        return channel.keyFor(selector);
+    }
+
+    /**
      * Whether the TCP connection is still open (not closed by {@link #close()} or after a Terminate).
      *
      * @return true while open
