@@ -43,6 +43,19 @@ public interface RdmaDevice {
      */
     String backendName();
 
+    /**
+     * Whether this device's data moves in the threads that poll its completion queues. True for verbs4j's software
+     * iWARP device, where a poll of a CQ reads the sockets of its queue pairs (without polls, the device's progress
+     * thread does it after a wake-up); false for a kernel or hardware device, whose data moves without the
+     * application. A loop that waits for a peer's RDMA WRITE by watching memory, as {@code ib_write_lat} does, polls a
+     * CQ of the queue pair in that loop when this is true, so that the Write lands on the waiting thread at once.
+     *
+     * @return true when polling moves the data; false by default
+     */
+    default boolean progressesByPolling() {
+        return false;
+    }
+
     /** {@return the device, opened ({@code ibv_open_device}): a new context, which the caller closes} */
     DeviceContext open();
 

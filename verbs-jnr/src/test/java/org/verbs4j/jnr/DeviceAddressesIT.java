@@ -2,6 +2,7 @@ package org.verbs4j.jnr;
 
 import org.verbs4j.lab.Lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -19,6 +20,7 @@ class DeviceAddressesIT {
     void deviceKnowsItsNetDeviceAndAddress(String devVar, String netdevVar, String ipVar) throws Exception {
         RdmaDevice d = Rdma.device(Lab.env(devVar));
         assertEquals("jnr", d.backendName());
+        assertFalse(d.progressesByPolling(), "a kernel device's data moves without polls");
         assertTrue(d.netDevices().contains(Lab.env(netdevVar)), d + " lists " + d.netDevices());
         assertEquals(InetAddress.getByName(Lab.env(ipVar)), d.addresses().get(0), d + " addresses " + d.addresses());
     }

@@ -128,6 +128,12 @@ final class SoftIwarpDevice implements RdmaDevice {
         return SoftIwarpBackend.NAME;
     }
 
+    /** {@return true: a poll of a CQ reads the sockets of its queue pairs (docs/softiwarp.md, how it makes progress)} */
+    @Override
+    public boolean progressesByPolling() {
+        return true;
+    }
+
     @Override
     public DeviceContext open() {
         return new SoftDeviceContext(this);

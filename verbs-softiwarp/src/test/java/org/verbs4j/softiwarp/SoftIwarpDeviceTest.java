@@ -39,6 +39,7 @@ class SoftIwarpDeviceTest {
         assertEquals(NodeType.RNIC, d.nodeType());
         assertEquals(TransportType.IWARP, d.transportType());
         assertEquals("softiwarp", d.backendName());
+        assertTrue(d.progressesByPolling(), "a poll of a CQ reads the sockets: a memory-watching loop should poll");
         assertEquals(1, d.netDevices().size());
         assertTrue(d.toString().startsWith("jsiw_lo (iWARP, iWARP NIC, GUID "), d.toString());
     }

@@ -45,8 +45,6 @@ final class PerfRunner implements AutoCloseable {
     private static final long CREDIT_WR = 1;
     /** send_bw -b: where this side's own count is, after the word the peer's credit writes land in. */
     private static final int CREDIT_OUT = 8;
-    /** The backend whose devices make progress in the threads that poll (docs/softiwarp.md). */
-    private static final String SOFTWARE_BACKEND = "softiwarp";
 
     private final PerfOptions o;
     private final PerfSession s;
@@ -57,10 +55,11 @@ final class PerfRunner implements AutoCloseable {
     private final CompletionChannel sendChannel;
     private final CompletionChannel recvChannel;
     /**
-     * On the software iWARP device: the send CQ, polled while write_lat's loop waits for the peer's write, and by a
-     * passive server while it waits for the peer ({@link #passiveDrive}), so that this thread reads the socket (on
-     * that device polling is what moves data; otherwise the device's progress thread does it after a wake-up). Null
-     * on a kernel device, where the loop only watches memory and the server sleeps, as perftest's.
+     * On a device that progresses by polling ({@link org.verbs4j.api.RdmaDevice#progressesByPolling}: the software
+     * iWARP device): the send CQ, polled while write_lat's loop waits for the peer's write, and by a passive server
+     * while it waits for the peer ({@link #passiveDrive}), so that this thread reads the socket (otherwise the
+     * device's progress thread does it after a wake-up). Null on a kernel device, where the loop only watches memory
+     * and the server sleeps, as perftest's.
      */
     private final CompletionQueue driveWhileWaiting;
     private final MemoryRegion mr;
@@ -95,7 +94,7 @@ final class PerfRunner implements AutoCloseable {
         this.recvCq = s.recvCq;
         this.sendChannel = s.sendChannel;
         this.recvChannel = s.recvChannel;
-        this.driveWhileWaiting = SOFTWARE_BACKEND.equals(s.ctx.device().backendName()) ? s.sendCq : null;
+        this.driveWhileWaiting = s.ctx.device().progressesByPolling() ? s.sendCq : null;
         this.mr = s.mr;
         this.list = o.postList > 1 ? SendRequests.allocate(o.postList, 1) : null;
         int n = o.isDuration() ? 1 : Math.max(o.iters, o.warmup);
