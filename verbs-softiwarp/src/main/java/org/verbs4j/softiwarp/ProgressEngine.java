@@ -52,8 +52,6 @@ final class ProgressEngine implements Runnable {
      * 2 GB/s brings that much.
      */
     private static final int NAP_STAY_BYTES = 128 * 1024;
-    /** How long a read waits for another thread's write to the socket to end (a 64 KiB write takes about 20 µs). */
-    static final long PUMP_WAIT_NANOS = 100_000;
     /** Reads after one nap at most, so other QPs of the thread wait at most this many reads. */
     private static final int NAP_READS = 8;
 
@@ -286,19 +284,11 @@ final class ProgressEngine implements Runnable {
 
     /** This thread's read of a QP's socket (after any write to it in progress on another thread has ended). */
     private static int receive(QpDataPath p) {
-        if (p.closing || !p.enterQp()) {
-            return -1;
+        int r = p.waitingReceive();
+        if (r > 0) {
+            p.engineReceives++;
         }
-        try {
-            p.connection().awaitPump(PUMP_WAIT_NANOS);
-            int r = p.progressReceive();
-            if (r > 0) {
-                p.engineReceives++;
-            }
-            return r;
-        } finally {
-            p.leaveQp();
-        }
+        return r;
     }
 
     private static void send(QpDataPath p) {

@@ -98,6 +98,8 @@ final class QpDataPath implements FpduSink {
      * to each other (ATOMIC_HCA: not with respect to the CPU's own accesses). Not the posting hot path.
      */
     private static final Object ATOMICS = new Object();
+    /** How long a woken read waits for another thread's write to the socket to end (a 64 KiB write: about 20 µs). */
+    private static final long PUMP_WAIT_NANOS = 100_000;
 
     private static final int OK = WcStatus.SUCCESS.value();
     private static final int FLUSH = WcStatus.WR_FLUSH_ERR.value();
@@ -345,6 +347,24 @@ final class QpDataPath implements FpduSink {
 
     void leaveQp() {
         qp.leave();
+    }
+
+    /**
+     * The read of a thread that woke because the socket is readable (the progress thread, a {@link SocketWaiter}):
+     * inside the QP's guard, after any write to the socket in progress on another thread has ended.
+     *
+     * @return the segments delivered, 0 when none or another thread receives, -1 when the QP is being destroyed
+     */
+    int waitingReceive() {
+        if (closing || !enterQp()) {
+            return -1;
+        }
+        try {
+            connection.awaitPump(PUMP_WAIT_NANOS);
+            return progressReceive();
+        } finally {
+            qp.leave();
+        }
     }
 
     /** A CQ poll's progress step: receive, and resume a stalled transmit. Never waits, never allocates. */

@@ -243,14 +243,6 @@ final class SocketWaiter {
         } catch (CancelledKeyException e) {
             return;
         }
-        if (p.closing || !p.enterQp()) {
-            return;
-        }
-        try {
-            p.connection().awaitPump(ProgressEngine.PUMP_WAIT_NANOS);
-            p.progressReceive();
-        } finally {
-            p.leaveQp();
-        }
+        p.waitingReceive();
     }
 }
