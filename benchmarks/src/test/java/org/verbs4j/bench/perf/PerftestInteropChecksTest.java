@@ -52,6 +52,17 @@ class PerftestInteropChecksTest {
                 "verbs4j-perf ib_write_bw: the peer at 10.0.0.2:18515 (rdma_cm) disconnected at the end of test"
                         + " (did it fail? see its output)\n"));
         check(PerfTest.WRITE_BW, PerftestInteropIT.Role.C_SERVER, new PerfSide(0, bandwidthReport(), ""));
+        // send_bw -b: the server sums both directions after the report exchange, which such a client never reaches
+        String flushed = "verbs4j-perf send_bw: the receive of the report exchange with the client of rdma_cm port"
+                + " 19906 on siw0 completed with Work Request Flushed Error (the connection is gone: did the peer fail?"
+                + " see its output)\n";
+        PerftestInteropIT.assertJavaSideSound(PerfTest.SEND_BW, PerftestInteropIT.Role.JAVA_SERVER, SIZE,
+                new PerfSide(1, "", flushed), true, D);
+        // not a client, nor a send_bw server without -b: they print their result before that exchange
+        assertThrows(AssertionFailedError.class, () -> PerftestInteropIT.assertJavaSideSound(PerfTest.SEND_BW,
+                PerftestInteropIT.Role.C_SERVER, SIZE, new PerfSide(1, bandwidthReport(), flushed), true, D));
+        assertThrows(AssertionFailedError.class, () -> PerftestInteropIT.assertJavaSideSound(PerfTest.SEND_BW,
+                PerftestInteropIT.Role.JAVA_SERVER, SIZE, new PerfSide(1, bandwidthReport(), flushed), false, D));
     }
 
     @Test
