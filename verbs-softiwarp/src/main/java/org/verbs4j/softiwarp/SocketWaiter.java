@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * thread's last look, the progress thread leaves those sockets' reading to it, as it does for threads that poll
  * ({@link ProgressEngine}); a transmit that a full socket stopped stays the progress thread's and the pollers'.
  *
- * <p>One thread at a time sleeps in the selector ({@link #tryStart}); others on the same channel park as before.
+ * <p>One thread at a time sleeps in the selector ({@link #tryStart}); others on the same channel park, and the one
+ * parked first takes the selector over when the sleeper leaves (the channel nudges it).
  * What else fires the channel (a send's completion, a QP of another context, {@code wakeup}, {@code close}) wakes
  * the sleeper through {@link #wakeup}. The sockets are registered when the waiter first sees the QP and
  * deregistered when the QP leaves the CQs; the steady state allocates nothing (select with an action).

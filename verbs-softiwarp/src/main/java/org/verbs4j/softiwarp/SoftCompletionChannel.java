@@ -116,34 +116,49 @@ final class SoftCompletionChannel extends AbstractResource implements Completion
     }
 
     /**
-     * Takes a permit, waiting up to {@code nanos}: asleep on the sockets of the queues' QPs when this thread is the
-     * only one there and a QP is connected (it then receives what wakes it), else parked.
+     * Takes a permit, waiting up to {@code nanos}: asleep on the sockets of the queues' QPs when no other thread sleeps
+     * there and a QP is connected (it then receives what wakes it), else parked. A thread that slept on the sockets
+     * nudges the one parked behind it as it leaves, and that one takes the sockets over: it receives what comes next
+     * itself, where it would wait for the progress thread's next look (up to tens of milliseconds) otherwise.
      */
     private boolean acquire(long nanos) throws InterruptedException {
         if (events.tryAcquire()) {
             return true;
         }
         long deadline = System.nanoTime() + nanos;
-        if (nanos >= 1_000_000 && sockets.tryStart()) {
-            try {
-                while (true) {
-                    sockets.armSelect(); // before the look: a release after it wakes the select
-                    if (events.tryAcquire()) {
-                        return true;
+        while (true) {
+            events.clearNudge(); // before trying the sockets: a sleeper that leaves after this nudges us again
+            if (deadline - System.nanoTime() >= 1_000_000 && sockets.tryStart()) {
+                boolean slept = false;
+                try {
+                    while (true) {
+                        sockets.armSelect(); // before the look: a release after it wakes the select
+                        if (events.tryAcquire()) {
+                            return true;
+                        }
+                        if (Thread.interrupted()) {
+                            throw new InterruptedException();
+                        }
+                        long left = deadline - System.nanoTime();
+                        if (left < 1_000_000 || !sockets.sleep(self, left)) {
+                            break; // under a select's millisecond, or nothing to watch: park for the rest
+                        }
+                        slept = true;
                     }
-                    if (Thread.interrupted()) {
-                        throw new InterruptedException();
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left < 1_000_000 || !sockets.sleep(self, left)) {
-                        break; // under a select's millisecond, or nothing to watch: park for the rest
+                } finally {
+                    sockets.finish();
+                    if (slept) {
+                        events.nudge(); // a thread parked behind this one takes the sockets over
                     }
                 }
-            } finally {
-                sockets.finish();
+                return events.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            // another thread sleeps on the sockets: park until a permit, or until it leaves them (a nudge)
+            int got = events.acquireOrNudged(Math.max(0, deadline - System.nanoTime()));
+            if (got != EventPermits.NUDGED) {
+                return got == EventPermits.ACQUIRED;
             }
         }
-        return events.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -707,6 +707,78 @@ class DataPathTest {
         }
     }
 
+    /**
+     * Two threads wait on one channel: the first sleeps on the QP's socket, the second parks behind it. When the one
+     * that took the event leaves, the other sleeps on the socket from then on and receives the next message itself
+     * (it waited for the progress thread's next look before, up to tens of milliseconds). Five rounds; without the
+     * hand-over, a round in which the sleeper took the event leaves the other thread parked, and the test fails.
+     */
+    @Test
+    void aSecondWaiterOnAChannelTakesTheSocketOverWhenTheFirstLeaves() throws Exception {
+        pair = new ConnectedPair(16, SETTINGS, true, false, false);
+        ConnectedPair p = pair;
+        MemoryRegion aBuf = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion bBuf = mr(p.b, 64, Access.LOCAL_WRITE);
+        QpDataPath b = p.b.qp.dataPath();
+        for (int round = 0; round < 5; round++) {
+            postRecv(p.b, bBuf, 0, 16, 2L * round);
+            postRecv(p.b, bBuf, 16, 16, 2L * round + 1);
+            p.b.cq.requestNotify(false);
+            java.util.concurrent.atomic.AtomicReferenceArray<Object> got = new java.util.concurrent.atomic.AtomicReferenceArray<>(2);
+            Thread[] waiters = new Thread[2];
+            for (int t = 0; t < 2; t++) {
+                int i = t;
+                waiters[t] = new Thread(() -> {
+                    try {
+                        got.set(i, p.b.channel.awaitEvent(30, TimeUnit.SECONDS));
+                    } catch (Throwable e) {
+                        got.set(i, e);
+                    }
+                }, "waiter " + t);
+                waiters[t].start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                // the first asleep on the socket, the second parked behind it
+                while (t == 0 ? !b.waiterAsleep() : waiters[t].getState() != Thread.State.TIMED_WAITING) {
+                    assertTrue(System.nanoTime() < deadline, "waiter " + t + " did not settle: " + waiters[t].getState());
+                    Thread.sleep(1);
+                }
+            }
+            fill(aBuf, round);
+            sends.count(1).at(0).clear().wrId(round).opcode(Opcode.SEND).sge(aBuf, 0, 16);
+            p.a.qp.postSend(sends);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (got.get(0) == null && got.get(1) == null) {
+                assertTrue(System.nanoTime() < deadline, "no waiter got the first message's event");
+                Thread.sleep(1);
+            }
+            int left = got.get(0) != null ? 0 : 1;
+            int stays = 1 - left;
+            waiters[left].join(5_000);
+            assertSame(p.b.cq, got.get(left));
+            assertEquals(1, p.b.cq.poll(wc, 1));
+            assertEquals(2L * round, wc.wrId(0));
+            p.b.cq.requestNotify(false);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (!b.waiterAsleep()) {
+                assertTrue(System.nanoTime() < deadline, "round " + round + ": the waiter left on the channel ("
+                        + waiters[stays].getName() + ") did not take the socket over from the one that left");
+                Thread.sleep(1);
+            }
+            int byEngine = b.engineReceives;
+            sends.count(1).at(0).clear().wrId(round).opcode(Opcode.SEND).sge(aBuf, 16, 16);
+            p.a.qp.postSend(sends);
+            waiters[stays].join(5_000);
+            assertSame(p.b.cq, got.get(stays), "the second message's event");
+            assertEquals(byEngine, b.engineReceives, "the progress thread delivered what the waiter should have");
+            assertEquals(1, p.b.cq.poll(wc, 1));
+            assertEquals(2L * round + 1, wc.wrId(0));
+            assertEquals(16, wc.byteLength(0));
+            for (int i = 0; i < 16; i++) {
+                assertEquals(RawMemory.getByte(aBuf.address() + 16 + i), RawMemory.getByte(bBuf.address() + 16 + i));
+            }
+        }
+    }
+
     /** Takes receive {@code id} the way an event-driven loop does: poll, arm, poll, wait on the channel, again. */
     static void awaitByEvent(ConnectedPair.Side s, WorkCompletions w, long id) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -50,6 +50,36 @@ class EventPermitsTest {
         assertFalse(Thread.interrupted(), "the interrupt is consumed by the exception");
     }
 
+    /**
+     * A nudge wakes the thread parked in {@code acquireOrNudged} without a permit, is remembered for a waiter that
+     * comes after it until cleared, and never ends a plain timed wait; a permit still goes first.
+     */
+    @Test
+    void aNudgeWakesANudgeableWaiterOnlyAndLeavesThePermits() throws Exception {
+        EventPermits p = new EventPermits();
+        CompletableFuture<Integer> parked = CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.acquireOrNudged(TimeUnit.SECONDS.toNanos(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(100);
+        assertFalse(parked.isDone(), "parked until nudged");
+        p.nudge();
+        assertEquals(EventPermits.NUDGED, parked.get(10, TimeUnit.SECONDS));
+        assertEquals(EventPermits.NUDGED, p.acquireOrNudged(TimeUnit.SECONDS.toNanos(30)), "remembered until cleared");
+        p.clearNudge();
+        assertEquals(EventPermits.TIMED_OUT, p.acquireOrNudged(TimeUnit.MILLISECONDS.toNanos(20)));
+        p.nudge();
+        long start = System.nanoTime();
+        assertFalse(p.tryAcquire(50, TimeUnit.MILLISECONDS), "a plain wait ignores nudges");
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(50));
+        p.release(1);
+        assertEquals(EventPermits.ACQUIRED, p.acquireOrNudged(0), "a permit before the nudge");
+        assertFalse(p.tryAcquire(), "the permit was taken");
+    }
+
     /** Two threads hand permits back and forth 20,000 times, each parking for its turn; neither allocates. */
     @Test
     void waitingAndReleasingAllocateNothing() throws Exception {
