@@ -201,7 +201,32 @@ final class QpDataPath implements FpduSink {
     private final SoftMemoryRegion[] sgeRegion;
     private int sgeCount;
     private int txLength;
-    private final Gather gather = this::gatherCopy;
+    /**
+     * The payload of the message being sent: the bytes of its SGEs, copied into the connection's transmit buffer, or
+     * written from the region without a copy when there is one SGE and its region has a direct buffer.
+     */
+    private final Gather gather = new Gather() {
+        @Override
+        public void copy(long messageOffset, long destination, int length) {
+            gatherCopy(messageOffset, destination, length);
+        }
+
+        @Override
+        public ByteBuffer view(long messageOffset, int length, int slot) {
+            return gatherView(messageOffset, length, slot);
+        }
+    };
+    /**
+     * The region buffers that {@link #views} duplicate, for the last {@value #VIEW_REGIONS} regions sent from without
+     * a copy (a message from a new one takes the oldest place and new duplicates, one per slot used): up to that many
+     * regions in turn (a message region and an RDMA region, say) allocate nothing in the steady state. The places hold
+     * their regions' memory allocated until they are taken over or the QP is freed.
+     */
+    private final ByteBuffer[] viewsOf = new ByteBuffer[VIEW_REGIONS];
+    private final ByteBuffer[][] views = new ByteBuffer[VIEW_REGIONS][];
+    /** The place in {@link #viewsOf} a new region takes. */
+    private int viewsNext;
+    private static final int VIEW_REGIONS = 4;
     private volatile boolean wantWrite;
     /** The head request's second message is still to start (after {@link #TX_WQE_FIRST}). */
     private boolean secondPending;
@@ -432,6 +457,8 @@ final class QpDataPath implements FpduSink {
 
     /** Frees the native memory; once, when the QP is destroyed and nothing can reach this object. */
     void free() {
+        java.util.Arrays.fill(viewsOf, null);
+        java.util.Arrays.fill(views, null);
         RawMemory.free(currentReceive);
     }
 
@@ -895,6 +922,37 @@ final class QpDataPath implements FpduSink {
             left -= n;
             off = 0;
         }
+    }
+
+    /** {@link Gather#view}: the bytes when the message is one SGE over a region that has a direct buffer, else null. */
+    private ByteBuffer gatherView(long messageOffset, int length, int slot) {
+        SoftMemoryRegion mr = sgeCount == 1 ? sgeRegion[0] : null;
+        ByteBuffer whole = mr != null ? mr.ioView() : null;
+        if (whole == null) {
+            return null;
+        }
+        ByteBuffer[] of = null;
+        for (int i = 0; i < VIEW_REGIONS && of == null; i++) {
+            if (viewsOf[i] == whole) {
+                of = views[i];
+            }
+        }
+        if (of == null) {
+            int i = viewsNext;
+            viewsNext = (i + 1) % VIEW_REGIONS;
+            viewsOf[i] = whole;
+            of = new ByteBuffer[Gather.MAX_VIEWS];
+            views[i] = of;
+        }
+        ByteBuffer v = of[slot];
+        if (v == null) {
+            v = whole.duplicate();
+            of[slot] = v;
+        }
+        int at = (int) (sgeAddr[0] - mr.address() + messageOffset);
+        v.limit(v.capacity()).position(at);
+        v.limit(at + length);
+        return v;
     }
 
     /**

@@ -22,6 +22,8 @@ final class SoftMemoryRegion extends AbstractResource implements MemoryRegion {
     /** Frees what {@link ProtectionDomain#allocateMemory} took outside a buffer, once the region is unreachable. */
     private static final java.lang.ref.Cleaner RAW_MEMORY = java.lang.ref.Cleaner.create();
     private volatile int stag;
+    /** {@link #ioView}'s buffer, made at its first call. */
+    private volatile ByteBuffer ioView;
 
     SoftMemoryRegion(SoftProtectionDomain pd, long address, long length, int access, ByteBuffer buffer, long ownedRaw) {
         super(pd);
@@ -89,6 +91,21 @@ final class SoftMemoryRegion extends AbstractResource implements MemoryRegion {
      */
     long addressOf(long offset) {
         return (access & Access.ZERO_BASED) != 0 ? address + offset : offset;
+    }
+
+    /**
+     * {@return a direct buffer over the whole region, position 0, for gathering writes straight from it, or null
+     * when the region is over raw memory (registered by address)} Made once; callers take duplicates of it. It holds
+     * the region's memory allocated as long as it is reachable.
+     */
+    ByteBuffer ioView() {
+        ByteBuffer v = ioView;
+        if (v == null && buffer != null && buffer.capacity() == length && RawMemory.addressOf(buffer) == address) {
+            v = buffer.duplicate();
+            v.clear();
+            ioView = v;
+        }
+        return v;
     }
 
     @Override

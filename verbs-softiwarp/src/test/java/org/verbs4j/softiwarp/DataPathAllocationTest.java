@@ -15,23 +15,36 @@ import org.verbs4j.api.WorkCompletions;
 /** Post and poll in the steady state allocate nothing on the application's thread. */
 class DataPathAllocationTest {
     private static final int ROUND_TRIPS = 10_000;
+    /** A message sent by a gathering write at {@link #LOOPBACK_MSS}: one segment over the segmenter's minimum. */
+    private static final int LARGE = 16384;
+    /** FPDUs of loopback's size, as the software device cuts them on {@code lo}. */
+    private static final org.verbs4j.softiwarp.wire.MpaSettings LOOPBACK_MSS = DataPathTest.SETTINGS.withSendMss(65484);
 
+    /**
+     * Sends of 64 B, copied into the transmit buffer, and of 16 KiB at loopback's MSS, written from the region by a
+     * gathering write (one segment, over {@code DdpSegmenter.VIEW_MIN}).
+     */
     @Test
     void sendReceiveRoundTripsAllocateNothing() throws Exception {
+        sendReceiveRoundTrips(64);
+        sendReceiveRoundTrips(LARGE);
+    }
+
+    private void sendReceiveRoundTrips(int size) throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (ConnectedPair p = new ConnectedPair(16, DataPathTest.SETTINGS);
+        try (ConnectedPair p = new ConnectedPair(16, LOOPBACK_MSS);
                 SendRequests sa = SendRequests.allocate(1, 1);
                 SendRequests sb = SendRequests.allocate(1, 1);
                 ReceiveRequests ra = ReceiveRequests.allocate(1, 1);
                 ReceiveRequests rb = ReceiveRequests.allocate(1, 1);
                 WorkCompletions wc = WorkCompletions.allocate(4)) {
-            MemoryRegion ma = p.a.memory(4096, Access.LOCAL_WRITE);
-            MemoryRegion mb = p.b.memory(4096, Access.LOCAL_WRITE);
+            MemoryRegion ma = p.a.memory(2 * LARGE, Access.LOCAL_WRITE);
+            MemoryRegion mb = p.b.memory(2 * LARGE, Access.LOCAL_WRITE);
             try {
-                sa.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(ma, 0, 64);
-                sb.count(1).at(0).clear().wrId(2).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(mb, 0, 64);
-                ra.count(1).at(0).clear().wrId(3).sge(ma, 1024, 64);
-                rb.count(1).at(0).clear().wrId(4).sge(mb, 1024, 64);
+                sa.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(ma, 0, size);
+                sb.count(1).at(0).clear().wrId(2).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(mb, 0, size);
+                ra.count(1).at(0).clear().wrId(3).sge(ma, LARGE, size);
+                rb.count(1).at(0).clear().wrId(4).sge(mb, LARGE, size);
                 // warm-up: until C2 compiled the loop, the interpreter allocates what escape analysis removes later
                 roundTrips(p, sa, sb, ra, rb, wc, 20_000);
                 long tid = Thread.currentThread().getId();
@@ -48,9 +61,65 @@ class DataPathAllocationTest {
                     best = Math.min(best, after - before - baseline);
                     windows.append(after - before - baseline).append(' ');
                 }
-                assertEquals(0, best, "bytes allocated per window of " + ROUND_TRIPS + " round trips: " + windows);
+                assertEquals(0, best, size + " B: bytes allocated per window of " + ROUND_TRIPS + " round trips: "
+                        + windows);
             } finally {
                 ma.close();
+                mb.close();
+            }
+        }
+    }
+
+    /**
+     * Sends of 16 KiB from three regions in turn (as an endpoint's message region and RDMA regions, or rping's
+     * buffers, take turns): the gathering write's buffers are kept per region, so the steady state allocates nothing.
+     */
+    @Test
+    void largeSendsFromRegionsInTurnAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        int regions = 3;
+        try (ConnectedPair p = new ConnectedPair(16, LOOPBACK_MSS);
+                ReceiveRequests rb = ReceiveRequests.allocate(1, 1);
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
+            MemoryRegion mb = p.b.memory(LARGE, Access.LOCAL_WRITE);
+            MemoryRegion[] from = new MemoryRegion[regions];
+            SendRequests[] sends = new SendRequests[regions];
+            try {
+                for (int k = 0; k < regions; k++) {
+                    from[k] = p.a.memory(LARGE, Access.LOCAL_WRITE);
+                    sends[k] = SendRequests.allocate(1, 1);
+                    sends[k].count(1).at(0).clear().wrId(k).opcode(Opcode.SEND).flags(SendFlags.SIGNALED)
+                            .sge(from[k], 0, LARGE);
+                }
+                rb.count(1).at(0).clear().wrId(9).sge(mb, 0, LARGE);
+                long tid = Thread.currentThread().getId();
+                StringBuilder windows = new StringBuilder();
+                long best = Long.MAX_VALUE;
+                for (int w = -1; w < 3 && best != 0; w++) {
+                    long before = mx.getThreadAllocatedBytes(tid);
+                    int n = w < 0 ? 20_000 : ROUND_TRIPS; // the first pass warms up
+                    for (int i = 0; i < n; i++) {
+                        p.b.qp.postReceive(rb);
+                        p.a.qp.postSend(sends[i % regions]);
+                        awaitCompletions(p.b, wc, 1);
+                        awaitCompletions(p.a, wc, 1);
+                    }
+                    long after = mx.getThreadAllocatedBytes(tid);
+                    if (w >= 0) {
+                        best = Math.min(best, after - before);
+                        windows.append(after - before).append(' ');
+                    }
+                }
+                assertEquals(0, best, "bytes allocated per window of " + ROUND_TRIPS + " sends: " + windows);
+            } finally {
+                for (int k = 0; k < regions; k++) {
+                    if (sends[k] != null) {
+                        sends[k].close();
+                    }
+                    if (from[k] != null) {
+                        from[k].close();
+                    }
+                }
                 mb.close();
             }
         }

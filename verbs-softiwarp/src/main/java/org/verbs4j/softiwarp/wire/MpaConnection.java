@@ -45,6 +45,14 @@ public final class MpaConnection implements Closeable {
      */
     private int lastRead;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + MpaFrame.MAX_FRAME).limit(0);
+    /**
+     * A gathered batch being written ({@link DdpSegmenter#writeTo(ByteBuffer, ByteBuffer[], ByteBuffer[])}): parts of
+     * {@link #tx} and payloads in the application's memory, in wire order; {@code iov[iovAt..iovEnd)} is left.
+     */
+    private final ByteBuffer[] iov = new ByteBuffer[DdpSegmenter.MAX_IOV];
+    private final ByteBuffer[] txParts = new ByteBuffer[DdpSegmenter.MAX_BATCH + 1];
+    private int iovAt;
+    private int iovEnd;
     /** The transmit side's owner: a data path's progress, or a Terminate from the receive side. */
     private final AtomicBoolean txOwner = new AtomicBoolean();
     private long written;
@@ -71,6 +79,9 @@ public final class MpaConnection implements Closeable {
         this.rfc7306 = rfc7306;
         this.receiver = new FpduReceiver(crc, h.settings.receiveMaxUlpdu(), rfc7306);
         this.segmenter = new DdpSegmenter(crc, Fpdu.mulpduForMss(h.settings.sendMss()));
+        for (int i = 0; i < txParts.length; i++) {
+            txParts[i] = tx.duplicate();
+        }
     }
 
     /**
@@ -407,7 +418,7 @@ public final class MpaConnection implements Closeable {
      * @return true when {@code start...} may be called
      */
     public boolean transmitIdle() {
-        return segmenter.done() && !tx.hasRemaining();
+        return segmenter.done() && !tx.hasRemaining() && iovEnd == 0;
     }
 
     /**
@@ -668,7 +679,17 @@ public final class MpaConnection implements Closeable {
 
     private boolean pumpOwned() throws IOException {
         while (true) {
-            if (tx.hasRemaining()) {
+            if (iovEnd > 0) {
+                written += channel.write(iov, iovAt, iovEnd - iovAt);
+                while (iovAt < iovEnd && !iov[iovAt].hasRemaining()) {
+                    iovAt++;
+                }
+                if (iovAt < iovEnd) {
+                    return false;
+                }
+                iovAt = 0;
+                iovEnd = 0;
+            } else if (tx.hasRemaining()) {
                 written += channel.write(tx);
                 if (tx.hasRemaining()) {
                     return false;
@@ -678,8 +699,12 @@ public final class MpaConnection implements Closeable {
                 return true;
             }
             tx.clear();
-            segmenter.writeTo(tx);
+            int pieces = segmenter.writeTo(tx, iov, txParts);
             tx.flip();
+            if (pieces > 0) {
+                tx.position(tx.limit()); // its bytes go out as parts of the batch
+                iovEnd = pieces;
+            }
         }
     }
 

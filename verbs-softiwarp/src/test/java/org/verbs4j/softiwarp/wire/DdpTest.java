@@ -78,6 +78,102 @@ class DdpTest {
         assertArrayEquals(data, sink.untaggedBytes.toByteArray());
     }
 
+    /**
+     * A message from a {@link Gather} with views goes out as gathered batches (headers and trailers in the transmit
+     * buffer, payloads from the application's memory) that put exactly the bytes of the copying path on the wire:
+     * CRC on and off, tagged and untagged, segments of a 1448-byte MSS (several batches) and of loopback's, lengths
+     * around {@link DdpSegmenter#VIEW_MIN} (below it the segments are copied), several batches, and an unaligned start.
+     */
+    @Test
+    void gatheredBatchesPutTheCopysBytesOnTheWire() {
+        for (boolean crcOn : new boolean[] {false, true}) {
+            for (int mss : new int[] {1448, 9000, 65495}) {
+                for (int length : new int[] {100, 8191, 8192, 20_000, 65536, 400_000}) {
+                    for (boolean tagged : new boolean[] {false, true}) {
+                        for (int base : new int[] {0, 3}) {
+                            String what = "crc " + crcOn + ", mss " + mss + ", " + length + " B, tagged " + tagged
+                                    + ", at " + base;
+                            int mulpdu = Fpdu.mulpduForMss(mss);
+                            ByteBuffer region = ByteBuffer.allocateDirect(length + base);
+                            region.put(bytes(length + base, length + base)).clear();
+                            long address = org.verbs4j.api.internal.RawMemory.addressOf(region);
+                            Gather copying = (off, dst, n) ->
+                                    org.verbs4j.api.internal.RawMemory.copy(address + base + off, dst, n);
+                            ByteBuffer[] slots = new ByteBuffer[Gather.MAX_VIEWS];
+                            int[] viewed = {0};
+                            Gather viewing = new Gather() {
+                                @Override
+                                public void copy(long off, long dst, int n) {
+                                    copying.copy(off, dst, n);
+                                }
+
+                                @Override
+                                public ByteBuffer view(long off, int n, int slot) {
+                                    if (slots[slot] == null) {
+                                        slots[slot] = region.duplicate();
+                                    }
+                                    viewed[0]++;
+                                    ByteBuffer v = slots[slot];
+                                    v.limit(v.capacity()).position(base + (int) off);
+                                    return v.limit(base + (int) off + n);
+                                }
+                            };
+                            byte[] copied = segment(new DdpSegmenter(crcOn, mulpdu), copying, tagged, length, false);
+                            byte[] gathered = segment(new DdpSegmenter(crcOn, mulpdu), viewing, tagged, length, true);
+                            assertArrayEquals(copied, gathered, what);
+                            assertEquals(Math.min(length, mulpdu - (tagged ? 14 : 18)) >= DdpSegmenter.VIEW_MIN,
+                                    viewed[0] > 0, what + ": viewed " + viewed[0]);
+                            // and the receiver takes it back whole
+                            RecordingSink sink = new RecordingSink();
+                            assertTrue(new FpduReceiver(crcOn, 0xFFFF, false).receive(ByteBuffer.wrap(gathered), sink) > 0);
+                            byte[] payload = (tagged ? sink.taggedBytes : sink.untaggedBytes).toByteArray();
+                            byte[] expected = new byte[length];
+                            region.duplicate().position(base).get(expected);
+                            assertArrayEquals(expected, payload, what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The wire bytes of one message: FPDUs written whole into the transmit buffer, or gathered batches. */
+    private static byte[] segment(DdpSegmenter s, Gather g, boolean tagged, int length, boolean gathering) {
+        if (tagged) {
+            s.startTagged(Rdmap.WRITE, 0x42, 4096, g, length);
+        } else {
+            s.startUntagged(Rdmap.SEND, Ddp.QN_SEND, 1, 0, g, length);
+        }
+        java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+        ByteBuffer tx = ByteBuffer.allocateDirect(Fpdu.MAX_FRAME + 64);
+        ByteBuffer[] iov = new ByteBuffer[DdpSegmenter.MAX_IOV];
+        ByteBuffer[] parts = new ByteBuffer[DdpSegmenter.MAX_BATCH + 1];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = tx.duplicate();
+        }
+        while (!s.done()) {
+            tx.clear();
+            int n = gathering ? s.writeTo(tx, iov, parts) : 0;
+            if (!gathering) {
+                s.writeTo(tx);
+            }
+            tx.flip();
+            if (n == 0) {
+                drainTo(tx, wire);
+            }
+            for (int i = 0; i < n; i++) {
+                drainTo(iov[i], wire);
+            }
+        }
+        return wire.toByteArray();
+    }
+
+    private static void drainTo(ByteBuffer b, java.io.ByteArrayOutputStream out) {
+        byte[] a = new byte[b.remaining()];
+        b.get(a);
+        out.write(a, 0, a.length);
+    }
+
     @Test
     void reassemblyChecksMsnMoAndTaggedContinuation() {
         DdpReassembly q = new DdpReassembly();
