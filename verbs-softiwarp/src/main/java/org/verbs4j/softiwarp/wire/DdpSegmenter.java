@@ -155,32 +155,14 @@ final class DdpSegmenter {
             if (payload == null || tx.remaining() < Fpdu.LENGTH_FIELD + header + 3 + Fpdu.CRC_FIELD) {
                 break; // the rest goes in the next call, copied if it has no view
             }
-            int ulpdu = header + chunk;
             boolean last = chunk == left;
             int start = tx.position();
             putHeader(tx, start, last);
-            tx.putShort(start, (short) ulpdu);
             int payloadAt = start + Fpdu.LENGTH_FIELD + header;
             iov[n++] = part(txParts[parts], partStart, payloadAt);
             iov[n++] = payload;
-            int at = payloadAt;
-            int pad = Fpdu.padding(ulpdu);
-            for (int i = 0; i < pad; i++) {
-                tx.put(at + i, (byte) 0);
-            }
-            int value = 0;
-            if (crcOn) {
-                crc.reset();
-                update(tx, start, payloadAt - start);
-                int p = payload.position();
-                crc.update(payload);
-                payload.position(p);
-                update(tx, at, pad);
-                value = Integer.reverseBytes((int) crc.getValue());
-            }
-            tx.putInt(at + pad, value);
-            tx.position(at + pad + Fpdu.CRC_FIELD);
-            partStart = at; // this frame's pad and CRC, then the next frame's header
+            Fpdu.sealAround(tx, start, header, payload, crcOn, crc);
+            partStart = payloadAt; // this frame's pad and CRC, then the next frame's header
             sent += chunk;
             done = last;
             parts++;
@@ -218,18 +200,6 @@ final class DdpSegmenter {
     private static ByteBuffer part(ByteBuffer txPart, int from, int to) {
         txPart.clear();
         return txPart.position(from).limit(to);
-    }
-
-    /** Adds {@code length} bytes of {@code buf} at {@code from} to the CRC, leaving its position and limit. */
-    private void update(ByteBuffer buf, int from, int length) {
-        if (length == 0) {
-            return;
-        }
-        int position = buf.position();
-        int limit = buf.limit();
-        buf.limit(from + length).position(from);
-        crc.update(buf);
-        buf.limit(limit).position(position);
     }
 
     boolean done() {

@@ -39,21 +39,60 @@ final class Fpdu {
     static void seal(ByteBuffer dst, int start, int ulpduLength, boolean crcOn, CRC32C crc) {
         dst.putShort(start, (short) ulpduLength);
         int at = start + LENGTH_FIELD + ulpduLength;
-        for (int i = padding(ulpduLength); i > 0; i--) {
-            dst.put(at++, (byte) 0);
+        if (crcOn) {
+            crc.reset();
+            update(crc, dst, start, at - start);
         }
-        dst.putInt(at, crcOn ? Integer.reverseBytes(crc32c(dst, start, at - start, crc)) : 0);
-        dst.position(at + CRC_FIELD);
+        trailer(dst, at, ulpduLength, crcOn, crc);
+    }
+
+    /**
+     * Completes an FPDU whose payload stays outside {@code dst} (a gathering write sends it between the two parts):
+     * writes the length at {@code start}, then the pad and the CRC field right after the {@code header} bytes at
+     * {@code start + 2}, and leaves dst's position after them. The CRC covers the length, the header, the payload
+     * (from its position to its limit, which it leaves as they were) and the pad, as on the wire.
+     */
+    static void sealAround(ByteBuffer dst, int start, int header, ByteBuffer payload, boolean crcOn, CRC32C crc) {
+        int ulpduLength = header + payload.remaining();
+        dst.putShort(start, (short) ulpduLength);
+        int at = start + LENGTH_FIELD + header;
+        if (crcOn) {
+            crc.reset();
+            update(crc, dst, start, at - start);
+            update(crc, payload, payload.position(), payload.remaining());
+        }
+        trailer(dst, at, ulpduLength, crcOn, crc);
+    }
+
+    /** Writes the pad at {@code at} (into the CRC when on), then the CRC field; dst's position after them. */
+    private static void trailer(ByteBuffer dst, int at, int ulpduLength, boolean crcOn, CRC32C crc) {
+        int pad = padding(ulpduLength);
+        for (int i = 0; i < pad; i++) {
+            dst.put(at + i, (byte) 0);
+        }
+        if (crcOn) {
+            update(crc, dst, at, pad);
+        }
+        dst.putInt(at + pad, crcOn ? Integer.reverseBytes((int) crc.getValue()) : 0);
+        dst.position(at + pad + CRC_FIELD);
     }
 
     /** CRC32C of {@code length} bytes at {@code from}, leaving buf's position and limit as they were. */
     static int crc32c(ByteBuffer buf, int from, int length, CRC32C crc) {
+        crc.reset();
+        update(crc, buf, from, length);
+        return (int) crc.getValue();
+    }
+
+    /** Adds {@code length} bytes of {@code buf} at {@code from} to {@code crc}, leaving its position and limit. */
+    private static void update(CRC32C crc, ByteBuffer buf, int from, int length) {
+        if (length == 0) {
+            return;
+        }
         int position = buf.position();
         int limit = buf.limit();
-        crc.reset();
         buf.limit(from + length).position(from);
         crc.update(buf);
         buf.limit(limit).position(position);
-        return (int) crc.getValue();
     }
 }
