@@ -217,16 +217,16 @@ final class QpDataPath implements FpduSink {
         }
     };
     /**
-     * The region buffers that {@link #views} duplicate, for the last {@value #VIEW_REGIONS} regions sent from without
-     * a copy (a message from a new one takes the oldest place and new duplicates, one per slot used): up to that many
-     * regions in turn (a message region and an RDMA region, say) allocate nothing in the steady state. The places hold
-     * their regions' memory allocated until they are taken over or the QP is freed.
+     * The views of the message being sent without a copy ({@link #gatherView}), borrowed from its region when the
+     * first one is needed and given back to it when the message is all written ({@link #finishTransmit}): the QP
+     * holds no buffer over a region between messages, so a region's memory is freed once it is closed and dropped.
      */
-    private final ByteBuffer[] viewsOf = new ByteBuffer[VIEW_REGIONS];
-    private final ByteBuffer[][] views = new ByteBuffer[VIEW_REGIONS][];
-    /** The place in {@link #viewsOf} a new region takes. */
-    private int viewsNext;
-    private static final int VIEW_REGIONS = 4;
+    private ByteBuffer[] lentViews;
+
+    // ---- receive: holder of the receive token ----
+    /** The buffer {@link #addressedAt} is the address of ({@link #bufferAddress}). */
+    private ByteBuffer addressed;
+    private long addressedAt;
     private volatile boolean wantWrite;
     /** The head request's second message is still to start (after {@link #TX_WQE_FIRST}). */
     private boolean secondPending;
@@ -457,8 +457,7 @@ final class QpDataPath implements FpduSink {
 
     /** Frees the native memory; once, when the QP is destroyed and nothing can reach this object. */
     void free() {
-        java.util.Arrays.fill(viewsOf, null);
-        java.util.Arrays.fill(views, null);
+        lentViews = null;
         RawMemory.free(currentReceive);
     }
 
@@ -874,6 +873,9 @@ final class QpDataPath implements FpduSink {
             secondPending = true; // the SGEs stay held for the second message
             return;
         }
+        if (lentViews != null) {
+            sgeRegion[0].takeBackViews(lentViews); // all written: no part of the socket's batch names them now
+        }
         releaseSges();
         if (kind == TX_WQE) {
             long slot = sq.peek();
@@ -904,6 +906,7 @@ final class QpDataPath implements FpduSink {
             }
         }
         sgeCount = 0;
+        lentViews = null; // given back by finishTransmit, else (a message cut short) dropped
     }
 
     private void gatherCopy(long messageOffset, long destination, int length) {
@@ -931,18 +934,10 @@ final class QpDataPath implements FpduSink {
         if (whole == null) {
             return null;
         }
-        ByteBuffer[] of = null;
-        for (int i = 0; i < VIEW_REGIONS && of == null; i++) {
-            if (viewsOf[i] == whole) {
-                of = views[i];
-            }
-        }
+        ByteBuffer[] of = lentViews;
         if (of == null) {
-            int i = viewsNext;
-            viewsNext = (i + 1) % VIEW_REGIONS;
-            viewsOf[i] = whole;
-            of = new ByteBuffer[Gather.MAX_VIEWS];
-            views[i] = of;
+            of = mr.lendViews(Gather.MAX_VIEWS);
+            lentViews = of;
         }
         ByteBuffer v = of[slot];
         if (v == null) {
@@ -1051,7 +1046,7 @@ final class QpDataPath implements FpduSink {
                 return;
             }
             try {
-                RawMemory.copy(RawMemory.addressOf(payload) + payload.position(), mr.addressOf(taggedOffset), length);
+                RawMemory.copy(bufferAddress(payload) + payload.position(), mr.addressOf(taggedOffset), length);
             } finally {
                 mr.leave();
             }
@@ -1199,9 +1194,22 @@ final class QpDataPath implements FpduSink {
         }
     }
 
+    /**
+     * {@return the native address of a payload's buffer} The connection hands every segment in its one receive buffer,
+     * so the address is taken once, not per segment (on JDK 22 and later taking it makes a memory segment, which
+     * only escape analysis would remove).
+     */
+    private long bufferAddress(ByteBuffer payload) {
+        if (payload != addressed) {
+            addressedAt = RawMemory.addressOf(payload);
+            addressed = payload;
+        }
+        return addressedAt;
+    }
+
     /** Copies a Send segment into the current receive's SGEs; false when an SGE's lkey is refused. */
     private boolean place(int messageOffset, ByteBuffer payload, int length) {
-        long from = RawMemory.addressOf(payload) + payload.position();
+        long from = bufferAddress(payload) + payload.position();
         long off = messageOffset;
         int left = length;
         int n = RawMemory.getInt(currentReceive + NUM_SGE);

@@ -1,6 +1,7 @@
 package org.verbs4j.softiwarp;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.ProtectionDomain;
@@ -24,6 +25,14 @@ final class SoftMemoryRegion extends AbstractResource implements MemoryRegion {
     private volatile int stag;
     /** {@link #ioView}'s buffer, made at its first call. */
     private volatile ByteBuffer ioView;
+    /**
+     * Sets of duplicates of {@link #ioView} that messages being sent from this region borrow ({@link #lendViews}) and
+     * give back when they are all written: messages in turn, from any QP, allocate nothing. Emptied when the region
+     * is destroyed, so that no duplicate outlives it (each holds the region's memory allocated).
+     */
+    private final AtomicReferenceArray<ByteBuffer[]> viewSets = new AtomicReferenceArray<>(VIEW_SETS);
+    /** The most view sets kept: messages sent from the region at once beyond that make their own. */
+    static final int VIEW_SETS = 4;
 
     SoftMemoryRegion(SoftProtectionDomain pd, long address, long length, int access, ByteBuffer buffer, long ownedRaw) {
         super(pd);
@@ -108,6 +117,30 @@ final class SoftMemoryRegion extends AbstractResource implements MemoryRegion {
         return v;
     }
 
+    /**
+     * {@return a set of {@code length} places for duplicates of {@link #ioView}, those already made kept} For a
+     * message sent from this region between {@code resolve} and {@link #leave()}; give it back with
+     * {@link #takeBackViews} before leaving, or drop it.
+     */
+    ByteBuffer[] lendViews(int length) {
+        for (int i = 0; i < VIEW_SETS; i++) {
+            ByteBuffer[] set = viewSets.getPlain(i) != null ? viewSets.getAndSet(i, null) : null;
+            if (set != null) {
+                return set;
+            }
+        }
+        return new ByteBuffer[length];
+    }
+
+    /** Keeps a set {@link #lendViews} lent, if there is room; call before {@link #leave()}. */
+    void takeBackViews(ByteBuffer[] set) {
+        for (int i = 0; i < VIEW_SETS; i++) {
+            if (viewSets.getPlain(i) == null && viewSets.compareAndSet(i, null, set)) {
+                return;
+            }
+        }
+    }
+
     @Override
     protected String kind() {
         return "MemoryRegion";
@@ -116,6 +149,9 @@ final class SoftMemoryRegion extends AbstractResource implements MemoryRegion {
     @Override
     protected void destroy() {
         pd.softContext().softDevice().stags().remove(stag);
+        for (int i = 0; i < VIEW_SETS; i++) {
+            viewSets.set(i, null);
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.verbs4j.softiwarp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
@@ -122,6 +123,79 @@ class DataPathAllocationTest {
                 }
                 mb.close();
             }
+        }
+    }
+
+    /**
+     * Memory sent from by gathering writes and then deregistered is freed while the QPs live on: neither they nor
+     * their connections hold a buffer over it between messages. 64 MiB of direct memory, registered in two PDs (an
+     * {@code allocateMemory} region, and its buffer registered again) and sent from by a QP of each, go back once
+     * both regions are closed and dropped; the QP goes on sending from another region, data checked.
+     */
+    @Test
+    void aClosedRegionSentFromWithoutACopyIsFreedWhileTheQpsLive() throws Exception {
+        java.lang.management.BufferPoolMXBean direct = ManagementFactory
+                .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+                .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+        int big = 64 << 20;
+        try (ConnectedPair p = new ConnectedPair(16, LOOPBACK_MSS);
+                ConnectedPair q = new ConnectedPair(16, LOOPBACK_MSS);
+                SendRequests s = SendRequests.allocate(1, 1);
+                ReceiveRequests r = ReceiveRequests.allocate(1, 1);
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
+            MemoryRegion pb = p.b.memory(LARGE, Access.LOCAL_WRITE);
+            MemoryRegion qb = q.b.memory(LARGE, Access.LOCAL_WRITE);
+            MemoryRegion other = p.a.memory(LARGE, Access.LOCAL_WRITE);
+            try {
+                long before = direct.getMemoryUsed();
+                MemoryRegion from = p.a.pd.allocateMemory(big, Access.LOCAL_WRITE);
+                assertTrue(direct.getMemoryUsed() >= before + big, "the region is direct memory");
+                MemoryRegion fromQ = q.a.pd.registerMemory(from.buffer(), Access.LOCAL_WRITE);
+                for (int i = 0; i < 8; i++) {
+                    ConnectedPair pair = i % 2 == 0 ? p : q;
+                    MemoryRegion to = i % 2 == 0 ? pb : qb;
+                    MemoryRegion src = i % 2 == 0 ? from : fromQ;
+                    long at = (long) i * 4 * LARGE + 7;
+                    for (int k = 0; k < LARGE; k++) {
+                        org.verbs4j.api.internal.RawMemory.putByte(from.address() + at + k, (byte) (k * 13 + i));
+                    }
+                    sendAndCheck(pair, s, r, wc, src, at, to, i);
+                }
+                from.close();
+                fromQ.close();
+                from = null;
+                fromQ = null;
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (direct.getMemoryUsed() > before + big / 2 && System.nanoTime() < deadline) {
+                    System.gc();
+                    Thread.sleep(20);
+                }
+                assertTrue(direct.getMemoryUsed() <= before + big / 2, "the closed region's memory is still held: "
+                        + (direct.getMemoryUsed() - before) + " bytes over the level before it");
+                for (int k = 0; k < LARGE; k++) {
+                    org.verbs4j.api.internal.RawMemory.putByte(other.address() + k, (byte) (k * 13 + 8));
+                }
+                sendAndCheck(p, s, r, wc, other, 0, pb, 8);
+            } finally {
+                pb.close();
+                qb.close();
+                other.close();
+            }
+        }
+    }
+
+    /** One send of {@link #LARGE} bytes from {@code from} at {@code at} over {@code pair}, the bytes checked. */
+    private static void sendAndCheck(ConnectedPair pair, SendRequests s, ReceiveRequests r, WorkCompletions wc,
+            MemoryRegion from, long at, MemoryRegion to, int seed) {
+        r.count(1).at(0).clear().wrId(2).sge(to, 0, LARGE);
+        s.count(1).at(0).clear().wrId(1).opcode(Opcode.SEND).flags(SendFlags.SIGNALED).sge(from, at, LARGE);
+        pair.b.qp.postReceive(r);
+        pair.a.qp.postSend(s);
+        awaitCompletions(pair.b, wc, 1);
+        awaitCompletions(pair.a, wc, 1);
+        for (int k = 0; k < LARGE; k++) {
+            assertEquals((byte) (k * 13 + seed), org.verbs4j.api.internal.RawMemory.getByte(to.address() + k),
+                    "byte " + k + " of message " + seed);
         }
     }
 

@@ -35,6 +35,9 @@ final class DdpSegmenter {
     private ByteBuffer payload;
     private Gather gather;
     private int gatherLength;
+    /** The buffer {@link #addressedAt} is the address of ({@link #txAddress}). */
+    private ByteBuffer addressed;
+    private long addressedAt;
     private int sent;
     private boolean done = true;
 
@@ -114,7 +117,7 @@ final class DdpSegmenter {
                 tx.put(payload);
                 payload.limit(limit);
             } else if (chunk > 0) {
-                gather.copy(sent, RawMemory.addressOf(tx) + tx.position(), chunk);
+                gather.copy(sent, txAddress(tx) + tx.position(), chunk);
                 tx.position(tx.position() + chunk);
             }
             Fpdu.seal(tx, start, ulpdu, crcOn, crc);
@@ -176,6 +179,18 @@ final class DdpSegmenter {
             gather = null;
         }
         return n;
+    }
+
+    /**
+     * {@return the native address of the transmit buffer} Taken once for the connection's one buffer, not per
+     * segment (on JDK 22 and later taking it makes a memory segment, which only escape analysis would remove).
+     */
+    private long txAddress(ByteBuffer tx) {
+        if (tx != addressed) {
+            addressedAt = RawMemory.addressOf(tx);
+            addressed = tx;
+        }
+        return addressedAt;
     }
 
     private int header() {

@@ -687,6 +687,7 @@ public final class MpaConnection implements Closeable {
                 if (iovAt < iovEnd) {
                     return false;
                 }
+                java.util.Arrays.fill(iov, 0, iovEnd, null); // holds no buffer over a region once written
                 iovAt = 0;
                 iovEnd = 0;
             } else if (tx.hasRemaining()) {
