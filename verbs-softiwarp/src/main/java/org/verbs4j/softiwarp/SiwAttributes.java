@@ -1,5 +1,6 @@
 package org.verbs4j.softiwarp;
 
+import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import org.verbs4j.api.AtomicCapability;
@@ -54,19 +55,27 @@ final class SiwAttributes {
     }
 
     /**
-     * The TCP maximum segment size a connection of {@code d} from {@code local} has, as siw's {@code tcp_seglen}
-     * takes it from the socket: the interface's MTU less the IP and TCP headers and TCP's timestamp option (1448
-     * on Ethernet, 65,484 on {@code lo}); FPDUs are cut to fill it. Java cannot read TCP_MAXSEG, so it is worked
-     * out from the MTU; 1448 when the interface cannot be read.
+     * The TCP maximum segment size a connection of {@code d} has, as siw's {@code tcp_seglen} takes it from the
+     * socket: the MTU of the interface the connection is routed through less the IP and TCP headers and TCP's
+     * timestamp option (1448 on Ethernet, 65,484 on {@code lo}); FPDUs are cut to fill it. A peer at an address of
+     * this host (its network namespace) is routed through {@code lo}, whatever interface holds the address, so its
+     * connection has {@code lo}'s MSS, as siw's socket has. Java cannot read TCP_MAXSEG, so it is worked out from the
+     * MTU; 1448 when the interface cannot be read.
      *
-     * @param d     the device, bound to its net device
-     * @param local the connection's local address
+     * @param d      the device, bound to its net device
+     * @param local  the connection's local address
+     * @param remote the peer's address
      * @return the MSS, at most 65,535
      */
-    static int sendMss(SoftIwarpDevice d, java.net.InetAddress local) {
+    static int sendMss(SoftIwarpDevice d, InetAddress local, InetAddress remote) {
+        return sendMss(d.netdev(), local, remote);
+    }
+
+    /** {@link #sendMss(SoftIwarpDevice, InetAddress, InetAddress)} for a device on {@code netdev}. */
+    static int sendMss(String netdev, InetAddress local, InetAddress remote) {
         int mtu = 1500;
         try {
-            NetworkInterface ni = NetworkInterface.getByName(d.netdev());
+            NetworkInterface ni = ofThisHost(remote) ? loopbackInterface() : NetworkInterface.getByName(netdev);
             if (ni != null && ni.getMTU() > 0) {
                 mtu = ni.getMTU();
             }
@@ -75,6 +84,27 @@ final class SiwAttributes {
         }
         int headers = (local instanceof java.net.Inet6Address ? 40 : 20) + 20 + 12;
         return Math.max(536, Math.min(0xFFFF, mtu - headers));
+    }
+
+    /** Whether a connection to {@code remote} stays in this host: a loopback address or one of its interfaces'. */
+    private static boolean ofThisHost(InetAddress remote) throws SocketException {
+        return remote != null && (remote.isLoopbackAddress() || remote.isAnyLocalAddress()
+                || NetworkInterface.getByInetAddress(remote) != null);
+    }
+
+    private static NetworkInterface loopbackInterface() throws SocketException {
+        NetworkInterface lo = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress());
+        if (lo != null) {
+            return lo;
+        }
+        java.util.Enumeration<NetworkInterface> all = NetworkInterface.getNetworkInterfaces();
+        while (all != null && all.hasMoreElements()) {
+            NetworkInterface ni = all.nextElement();
+            if (ni.isLoopback()) {
+                return ni;
+            }
+        }
+        return null;
     }
 
     static PortAttributes port(SoftIwarpDevice d) {

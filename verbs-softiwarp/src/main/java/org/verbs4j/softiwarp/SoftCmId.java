@@ -359,8 +359,9 @@ final class SoftCmId extends AbstractResource implements CmId {
                 tcpConnect(ch, deadline, timeout);
                 long left = Math.max(1, Math.min(SoftConnectionManager.INITIATOR_MPA_TIMEOUT_MS, (deadline - System.nanoTime()) / 1_000_000));
                 MpaSettings s = mgr.settings().withTimeoutMillis(left)
-                        .withSendMss(SiwAttributes.sendMss(context.softDevice(), ((InetSocketAddress) ch.getLocalAddress())
-                                .getAddress()))
+                        .withSendMss(SiwAttributes.sendMss(context.softDevice(),
+                                ((InetSocketAddress) ch.getLocalAddress()).getAddress(),
+                                ((InetSocketAddress) ch.getRemoteAddress()).getAddress()))
                         .withIrdOrd(
                         Math.min(parameters.responderResources(), SiwAttributes.MAX_IRD),
                         Math.min(parameters.initiatorDepth(), SiwAttributes.MAX_ORD));

@@ -207,7 +207,8 @@ final class SoftListener implements Closeable {
                 ch.setOption(StandardSocketOptions.IP_TOS, tos); // a listener's TOS is inherited by its connections
             }
             MpaConnection.Incoming in = MpaConnection.awaitRequest(ch,
-                    settings.withSendMss(SiwAttributes.sendMss(device, at.getAddress())));
+                    settings.withSendMss(SiwAttributes.sendMss(device, at.getAddress(),
+                            remote == null ? null : remote.getAddress())));
             if (in.privateData().length > ConnectionParameters.ACCEPT_PRIVATE_DATA_MAX) {
                 LOG.warn("listener {}: request from {} carries {} bytes of private data, more than rdma_cm takes: "
                         + "rejected", local, remote, in.privateData().length);

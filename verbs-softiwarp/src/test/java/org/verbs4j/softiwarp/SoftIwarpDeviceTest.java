@@ -59,11 +59,41 @@ class SoftIwarpDeviceTest {
         SoftIwarpDevice d = (SoftIwarpDevice) loopback();
         int mtu = NetworkInterface.getByName(d.netdev()).getMTU();
         assumeTrue(mtu > 600, "lo's MTU " + mtu);
-        assertEquals(Math.min(0xFFFF, mtu - 52), SiwAttributes.sendMss(d, java.net.InetAddress.getLoopbackAddress()));
-        assertEquals(Math.min(0xFFFF, mtu - 72), SiwAttributes.sendMss(d, java.net.InetAddress.getByName("::1")));
+        java.net.InetAddress v4 = java.net.InetAddress.getLoopbackAddress();
+        java.net.InetAddress v6 = java.net.InetAddress.getByName("::1");
+        assertEquals(Math.min(0xFFFF, mtu - 52), SiwAttributes.sendMss(d, v4, v4));
+        assertEquals(Math.min(0xFFFF, mtu - 72), SiwAttributes.sendMss(d, v6, v6));
         if (mtu == 65536) {
-            assertEquals(65484, SiwAttributes.sendMss(d, java.net.InetAddress.getLoopbackAddress()));
+            assertEquals(65484, SiwAttributes.sendMss(d, v4, v4));
         }
+    }
+
+    /**
+     * A device on another interface cuts FPDUs to that interface's MSS for a peer elsewhere, and to lo's for a peer
+     * at an address of this host (Linux routes that connection through lo, and siw's socket has lo's MSS).
+     */
+    @Test
+    void aPeerOnThisHostGetsTheLoopbacksMss() throws Exception {
+        NetworkInterface other = null;
+        java.net.InetAddress own = null;
+        for (NetworkInterface ni : java.util.Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (ni.isUp() && !ni.isLoopback() && ni.getMTU() > 600 && ni.getMTU() < 60_000) {
+                for (java.net.InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
+                    if (a instanceof java.net.Inet4Address && other == null) {
+                        other = ni;
+                        own = a;
+                    }
+                }
+            }
+        }
+        assumeTrue(other != null, "no interface but lo with an IPv4 address and an MTU under lo's");
+        int lo = NetworkInterface.getByInetAddress(java.net.InetAddress.getLoopbackAddress()).getMTU();
+        java.net.InetAddress elsewhere = java.net.InetAddress.getByName("198.51.100.1"); // TEST-NET-2
+        assertEquals(other.getMTU() - 52, SiwAttributes.sendMss(other.getName(), own, elsewhere), other.getName());
+        assertEquals(Math.min(0xFFFF, lo - 52), SiwAttributes.sendMss(other.getName(), own, own),
+                "a peer at " + own + " on " + other.getName());
+        assertEquals(Math.min(0xFFFF, lo - 52), SiwAttributes.sendMss(other.getName(), own,
+                java.net.InetAddress.getByName("127.0.0.2")), "a peer at 127.0.0.2");
     }
 
     /** As the libibverbs backend's: a thread verbs4j-async-DEVICE from the first listener until close. */
