@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.verbs4j.lab.Async;
 
 /**
  * cm-pingpong's warm-up and end, server and client in this JVM on the software device {@code jsiw_lo}: the server
@@ -39,7 +40,7 @@ class CmPingPongRunTest {
             port = s.getLocalPort();
         }
         String[] s = concat(new String[] {"-b", "127.0.0.1", "-p", "" + port, "-t", "20"}, serverArgs);
-        CompletableFuture<Side> server = CompletableFuture.supplyAsync(() -> run(s));
+        CompletableFuture<Side> server = Async.supply(() -> run(s));
         Thread.sleep(500); // the listener is up well before: a connect before it is refused and fails the test
         Side client = run(concat(new String[] {"-p", "" + port, "-t", "20"}, concat(clientArgs,
                 new String[] {"127.0.0.1"})));

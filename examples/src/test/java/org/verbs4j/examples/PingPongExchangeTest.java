@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Gid;
 import org.verbs4j.api.QpEndpoint;
+import org.verbs4j.lab.Async;
 
 /** The pingpong TCP exchange's server against good and hostile clients, on the host (no RDMA device). */
 class PingPongExchangeTest {
@@ -30,7 +31,7 @@ class PingPongExchangeTest {
     /** Starts the server's exchange on a port of its own; the future ends with its peer or its failure. */
     private CompletableFuture<QpEndpoint> serve(Consumer<QpEndpoint> connect) throws IOException {
         listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        return CompletableFuture.supplyAsync(() -> {
+        return Async.supply(() -> {
             try {
                 return PingPongExchange.server(listener, SERVER, connect, TIMEOUT_MS);
             } catch (IOException e) {

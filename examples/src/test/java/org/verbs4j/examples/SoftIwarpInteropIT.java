@@ -48,6 +48,7 @@ import org.verbs4j.lab.Lab;
 import org.verbs4j.lab.QpPair;
 import org.verbs4j.lab.QpPair.Wc;
 import org.verbs4j.softiwarp.SoftIwarp;
+import org.verbs4j.lab.Async;
 
 /**
  * The software iWARP backend (verbs-softiwarp) against Linux's kernel siw (siw0) in the lab, data checked,
@@ -325,7 +326,7 @@ class SoftIwarpInteropIT {
                 id.resolveRoute(TIMEOUT);
                 first = new CmSide(id, QpType.RC, 16, 4 * MIB, access);
                 CmSide connector = first;
-                CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(
+                CompletableFuture<byte[]> connecting = Async.supply(
                         () -> connector.id.connect(params, TIMEOUT));
                 ConnectionRequest req = listener.awaitRequest(TIMEOUT);
                 second = new CmSide(req.id(), QpType.RC, 16, 4 * MIB, access);
@@ -389,7 +390,7 @@ class SoftIwarpInteropIT {
                 r.at(0).wrId(0x61).sge(siw.mr.address(), 64, siw.mr.lkey());
                 siw.qp.postReceive(r);
                 CmSide connector = siw;
-                CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(
+                CompletableFuture<byte[]> connecting = Async.supply(
                         () -> connector.id.connect(params, TIMEOUT));
                 ConnectionRequest req = listener.awaitRequest(TIMEOUT);
                 soft = new CmSide(req.id(), QpType.RC, 16, 4096, access);
@@ -452,7 +453,7 @@ class SoftIwarpInteropIT {
                 id.resolveRoute(TIMEOUT);
                 from = new CmSide(id, QpType.RC, 16, 8192, access);
                 CmSide connector = from;
-                CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(
+                CompletableFuture<byte[]> connecting = Async.supply(
                         () -> connector.id.connect(params, TIMEOUT));
                 ConnectionRequest req = listener.awaitRequest(TIMEOUT);
                 to = new CmSide(req.id(), QpType.RC, 16, 8192, access);

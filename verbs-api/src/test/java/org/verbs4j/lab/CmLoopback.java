@@ -90,7 +90,7 @@ public final class CmLoopback implements AutoCloseable {
         context = clientId.context();
         pd = context.allocProtectionDomain();
         client = clientId.createQueuePair(pd, setup.create(context, pd, false));
-        CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(() -> clientId.connect(params, TIMEOUT));
+        CompletableFuture<byte[]> connecting = Async.supply(() -> clientId.connect(params, TIMEOUT));
 
         ConnectionRequest request = listener.awaitRequest(TIMEOUT);
         serverId = request.id();

@@ -38,6 +38,7 @@ import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
+import org.verbs4j.lab.Async;
 
 /**
  * Segments registered on the software iWARP device jsiw_lo (127.0.0.1): two RC QPs connected by rdma_cm in this
@@ -90,7 +91,7 @@ class SegmentsTest {
         listener.bind(new InetSocketAddress(LO, port));
         listener.listen(1);
         assertEquals("jsiw_lo", listener.context().device().name());
-        CompletableFuture<Side> server = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Side> server = Async.supply(() -> {
             ConnectionRequest req = listener.awaitRequest(T);
             Side s = new Side(req.id());
             req.id().accept(ConnectionParameters.defaults());

@@ -48,6 +48,7 @@ import org.verbs4j.api.cm.ConnectionManager;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
 import org.verbs4j.api.cm.PortSpace;
+import org.verbs4j.lab.Async;
 
 /** The public rdma_cm API on RoCE (rxe) and iWARP (siw), addressed by IP. */
 class CmConnectionManagerIT {
@@ -106,7 +107,7 @@ class CmConnectionManagerIT {
         byte[] hello = ("client hello via " + ip(dev)).getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager scm = Rdma.connectionManager(); ConnectionManager ccm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(scm, PortSpace.TCP, addr);
-            CompletableFuture<Object[]> serverF = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Object[]> serverF = Async.supply(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
                 try (ReceiveRequests rrs = ReceiveRequests.allocate(1, 1)) {
@@ -205,7 +206,7 @@ class CmConnectionManagerIT {
         byte[] why = "server full, try later".getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
-            CompletableFuture<byte[]> serverF = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<byte[]> serverF = Async.supply(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 req.id().reject(why);
                 return req.privateData();
@@ -236,7 +237,7 @@ class CmConnectionManagerIT {
     void closingTheListenerEndsAwaitRequestPromptly(int dev) throws Exception {
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, at(dev, 7630 + dev));
-            CompletableFuture<ConnectionRequest> waiting = CompletableFuture.supplyAsync(
+            CompletableFuture<ConnectionRequest> waiting = Async.supply(
                     () -> listener.awaitRequest(Duration.ofMinutes(5)));
             Thread.sleep(500);
             long t0 = System.nanoTime();
@@ -254,7 +255,7 @@ class CmConnectionManagerIT {
     void closingTheConnectionManagerEndsEveryWait(int dev) throws Exception {
         ConnectionManager cm = Rdma.connectionManager();
         CmId listener = CmSide.listen(cm, PortSpace.TCP, at(dev, 7640 + dev));
-        CompletableFuture<ConnectionRequest> waiting = CompletableFuture.supplyAsync(
+        CompletableFuture<ConnectionRequest> waiting = Async.supply(
                 () -> listener.awaitRequest(Duration.ofMinutes(5)));
         Thread.sleep(500);
         cm.close();
@@ -334,7 +335,7 @@ class CmConnectionManagerIT {
         InetSocketAddress addr = at(dev, 7650 + dev);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.TCP, addr);
-            CompletableFuture<Side> serverF = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Side> serverF = Async.supply(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
                 s.id.accept(ConnectionParameters.defaults());

@@ -57,6 +57,7 @@ import org.verbs4j.api.cm.PortSpace;
 import org.verbs4j.api.cm.UdParameters;
 import org.verbs4j.api.spi.AbstractResource;
 import org.verbs4j.lab.QpPair.Wc;
+import org.verbs4j.lab.Async;
 
 /**
  * rdma_cm's UDP port space: UD queue pairs made on rdma_cm ids, the SIDR exchange (the active side learns the
@@ -140,7 +141,7 @@ class CmDatagramIT {
         try (ConnectionManager scm = Rdma.connectionManager(); ConnectionManager ccm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(scm, PortSpace.UDP, addr);
             assertEquals(PortSpace.UDP, listener.portSpace());
-            CompletableFuture<Object[]> serverF = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Object[]> serverF = Async.supply(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 Side s = new Side(req.id());
                 s.postReceives(n, 0, GRH + 1000);
@@ -219,7 +220,7 @@ class CmDatagramIT {
         byte[] why = "no UD service for you".getBytes(StandardCharsets.US_ASCII);
         try (ConnectionManager cm = Rdma.connectionManager()) {
             CmId listener = CmSide.listen(cm, PortSpace.UDP, addr);
-            CompletableFuture<byte[]> serverF = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<byte[]> serverF = Async.supply(() -> {
                 ConnectionRequest req = listener.awaitRequest(T);
                 try {
                     assertThrows(IllegalArgumentException.class,
@@ -369,7 +370,7 @@ class CmDatagramIT {
             cmd[0] = "udaddy";
             System.arraycopy(args, 0, cmd, 1, args.length);
             p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            out = CompletableFuture.supplyAsync(() -> {
+            out = Async.supply(() -> {
                 try {
                     return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 } catch (IOException e) {

@@ -20,6 +20,7 @@ import org.verbs4j.api.SharedReceiveQueue;
 import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.softiwarp.wire.MpaConnection;
 import org.verbs4j.softiwarp.wire.MpaSettings;
+import org.verbs4j.lab.Async;
 
 /**
  * Two QPs of two contexts of the loopback soft device, connected over 127.0.0.1 by an MPA handshake and
@@ -122,7 +123,7 @@ final class ConnectedPair implements AutoCloseable {
         b = new Side(shared, depth, channels, srqOnB, signalAll);
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            CompletableFuture<MpaConnection> accepted = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<MpaConnection> accepted = Async.supply(() -> {
                 try {
                     return MpaConnection.awaitRequest(server.accept(), settings).accept(new byte[0]);
                 } catch (Exception e) {

@@ -31,6 +31,7 @@ import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.softiwarp.wire.MpaConnection;
 import org.verbs4j.softiwarp.wire.MpaSettings;
+import org.verbs4j.lab.Async;
 
 /**
  * A hostile iWARP peer against a connected QP, for a fixed time budget, seed printed: after a correct MPA
@@ -148,7 +149,7 @@ class DataPathFuzzTest {
     }
 
     private static CompletableFuture<MpaConnection> accept(ServerSocketChannel listener) {
-        return CompletableFuture.supplyAsync(() -> {
+        return Async.supply(() -> {
             try {
                 return MpaConnection.awaitRequest(listener.accept(), MpaSettings.siwDefaults().withRfc7306(true))
                         .accept(new byte[0]);

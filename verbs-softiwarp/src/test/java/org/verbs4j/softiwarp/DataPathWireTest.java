@@ -31,6 +31,7 @@ import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.softiwarp.wire.FpduSink;
 import org.verbs4j.softiwarp.wire.MpaConnection;
 import org.verbs4j.softiwarp.wire.MpaSettings;
+import org.verbs4j.lab.Async;
 
 /**
  * A QP against a bare {@link MpaConnection} playing the peer (as siw would): what goes on the wire, the Terminate
@@ -66,7 +67,7 @@ class DataPathWireTest {
         qpSide = new ConnectedPair.Side(16, false, false, false);
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            CompletableFuture<MpaConnection> accepted = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<MpaConnection> accepted = Async.supply(() -> {
                 try {
                     return MpaConnection.awaitRequest(server.accept(), settings).accept(new byte[0]);
                 } catch (Exception e) {
@@ -253,7 +254,7 @@ class DataPathWireTest {
         MemoryRegion m = mr(4096, Access.ALL_REMOTE);
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            CompletableFuture<SocketChannel> echo = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<SocketChannel> echo = Async.supply(() -> {
                 try {
                     SocketChannel ch = server.accept();
                     ByteBuffer frame = ByteBuffer.allocate(24); // 20-byte header, IRD and ORD words, no ULP data

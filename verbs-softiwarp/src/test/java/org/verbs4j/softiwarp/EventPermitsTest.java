@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.verbs4j.lab.Async;
 
 /** The completion channel's event count: counting, timed waits, wake-ups from other threads, no allocation. */
 @Timeout(60)
@@ -33,7 +34,7 @@ class EventPermitsTest {
     @Test
     void aReleaseOnAnotherThreadWakesTheWaiterAndAnInterruptEndsIt() throws Exception {
         EventPermits p = new EventPermits();
-        CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Long> waited = Async.supply(() -> {
             long start = System.nanoTime();
             try {
                 return p.tryAcquire(30, TimeUnit.SECONDS) ? System.nanoTime() - start : -1L;
@@ -57,7 +58,7 @@ class EventPermitsTest {
     @Test
     void aNudgeWakesANudgeableWaiterOnlyAndLeavesThePermits() throws Exception {
         EventPermits p = new EventPermits();
-        CompletableFuture<Integer> parked = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Integer> parked = Async.supply(() -> {
             try {
                 return p.acquireOrNudged(TimeUnit.SECONDS.toNanos(30));
             } catch (InterruptedException e) {

@@ -27,6 +27,7 @@ import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.WorkCompletions;
 import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.softiwarp.wire.MpaSettings;
+import org.verbs4j.lab.Async;
 
 /**
  * RFC 7306 between two soft QPs that negotiated it: immediate data with Sends and Writes, FetchAdd and CmpSwap, the
@@ -232,8 +233,8 @@ class Rfc7306Test {
         toClose.add(t2);
         int n = 3000;
         ConcurrentHashMap<Long, Boolean> seen = new ConcurrentHashMap<>();
-        CompletableFuture<Void> f1 = CompletableFuture.runAsync(() -> fetchAdds(p1.a, t1, n, seen));
-        CompletableFuture<Void> f2 = CompletableFuture.runAsync(() -> fetchAdds(p2.a, t2, n, seen));
+        CompletableFuture<Void> f1 = Async.run(() -> fetchAdds(p1.a, t1, n, seen));
+        CompletableFuture<Void> f2 = Async.run(() -> fetchAdds(p2.a, t2, n, seen));
         f1.get(60, TimeUnit.SECONDS);
         f2.get(60, TimeUnit.SECONDS);
         assertEquals(2L * n, counter.order(java.nio.ByteOrder.nativeOrder()).getLong(0));

@@ -44,6 +44,7 @@ import org.verbs4j.api.cm.CmRejectedException;
 import org.verbs4j.api.cm.ConnectionParameters;
 import org.verbs4j.api.cm.ConnectionRequest;
 import org.verbs4j.api.cm.PortSpace;
+import org.verbs4j.lab.Async;
 
 /**
  * The software rdma_cm over the loopback device jsiw_lo (127.0.0.1): the TCP and MPA handshakes, rejects,
@@ -123,7 +124,7 @@ class SoftConnectionManagerTest {
 
     /** The server's half of a connection: take the request, accept it with {@code accept}. */
     private CompletableFuture<ConnectionRequest> acceptOne(SoftCmId listener, ConnectionParameters accept) {
-        return CompletableFuture.supplyAsync(() -> {
+        return Async.supply(() -> {
             ConnectionRequest req = listener.awaitRequest(T);
             server.qp(req.id());
             req.id().accept(accept);
@@ -209,7 +210,7 @@ class SoftConnectionManagerTest {
     @Test
     void rejectCarriesPrivateData() throws Exception {
         SoftCmId l = listener();
-        CompletableFuture<Void> srv = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> srv = Async.run(() -> {
             ConnectionRequest req = l.awaitRequest(T);
             req.id().reject("go away".getBytes(StandardCharsets.US_ASCII));
             req.id().close();
@@ -304,7 +305,7 @@ class SoftConnectionManagerTest {
     @Test
     void closeEndsAWaitingAwaitRequest() {
         SoftCmId l = listener();
-        CompletableFuture<ConnectionRequest> waiting = CompletableFuture.supplyAsync(() -> l.awaitRequest(
+        CompletableFuture<ConnectionRequest> waiting = Async.supply(() -> l.awaitRequest(
                 Duration.ofSeconds(60)));
         sleep(200);
         assertTimeoutPreemptively(Duration.ofSeconds(2), () -> l.close());
@@ -316,7 +317,7 @@ class SoftConnectionManagerTest {
     @Test
     void managerCloseEndsAWaitingAwaitRequest() {
         SoftCmId l = listener();
-        CompletableFuture<ConnectionRequest> waiting = CompletableFuture.supplyAsync(() -> l.awaitRequest(
+        CompletableFuture<ConnectionRequest> waiting = Async.supply(() -> l.awaitRequest(
                 Duration.ofSeconds(60)));
         sleep(200);
         assertTimeoutPreemptively(Duration.ofSeconds(2), () -> serverCm.close());
@@ -334,7 +335,7 @@ class SoftConnectionManagerTest {
             id.resolveAddress(new InetSocketAddress(LO, mute.getLocalPort()), T);
             id.resolveRoute(T);
             client.qp(id);
-            CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> id.connect(
+            CompletableFuture<byte[]> waiting = Async.supply(() -> id.connect(
                     ConnectionParameters.defaults(), Duration.ofSeconds(60)));
             try (Socket accepted = mute.accept()) {
                 sleep(200);
@@ -352,7 +353,7 @@ class SoftConnectionManagerTest {
     @Test
     void closeRacingConnectAtRandomMomentsNeverHangs() throws Exception {
         SoftCmId l = listener();
-        CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> server = Async.run(() -> {
             while (!l.isClosed()) {
                 try {
                     ConnectionRequest req = l.awaitRequest(Duration.ofMillis(200));
@@ -366,7 +367,7 @@ class SoftConnectionManagerTest {
         java.util.Random random = new java.util.Random(42);
         for (int i = 0; i < 30; i++) {
             CmId id = activeTo(l);
-            CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(() -> id.connect(
+            CompletableFuture<byte[]> connecting = Async.supply(() -> id.connect(
                     ConnectionParameters.defaults(), Duration.ofSeconds(30)));
             sleep(random.nextInt(5));
             id.close();
@@ -402,7 +403,7 @@ class SoftConnectionManagerTest {
     void requestsNobodyTookAreRejectedWhenTheListenerCloses() throws Exception {
         SoftCmId l = listener();
         CmId id = activeTo(l);
-        CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(() -> id.connect(params("x", 1, 1), T));
+        CompletableFuture<byte[]> connecting = Async.supply(() -> id.connect(params("x", 1, 1), T));
         sleep(300); // the request is queued at the listener
         l.close();
         ExecutionException e = assertThrows(ExecutionException.class, () -> connecting.get(5, TimeUnit.SECONDS));
@@ -492,13 +493,13 @@ class SoftConnectionManagerTest {
         }
         Assumptions.assumeFalse(placeholder, "SoftQueuePair.establish is the placeholder: no data path to test");
         SoftCmId l = listener();
-        CompletableFuture<ConnectionRequest> srv = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<ConnectionRequest> srv = Async.supply(() -> {
             ConnectionRequest req = l.awaitRequest(T);
             server.qp(req.id());
             return req;
         });
         CmId id = activeTo(l);
-        CompletableFuture<byte[]> connecting = CompletableFuture.supplyAsync(() -> id.connect(params("", 1, 1), T));
+        CompletableFuture<byte[]> connecting = Async.supply(() -> id.connect(params("", 1, 1), T));
         ConnectionRequest req = srv.get(5, TimeUnit.SECONDS);
         MemoryRegion rx = server.pd.allocateMemory(64, Access.LOCAL_WRITE);
         MemoryRegion tx = client.pd.allocateMemory(64, Access.LOCAL_WRITE);

@@ -17,6 +17,7 @@ import org.verbs4j.api.cm.CmEventType;
 import org.verbs4j.api.cm.CmException;
 import org.verbs4j.api.cm.CmRejectedException;
 import org.verbs4j.lab.TestPorts;
+import org.verbs4j.lab.Async;
 
 /**
  * verbs4j-perf's client retries of an rdma_cm connection: the rule, and on jsiw_lo a server whose first request
@@ -71,11 +72,11 @@ class CmConnectRetryTest {
         List<String> server = LocalWarmUpTest.args("write_lat", port, "-s", "2", "-n", "100", "--no-warmup");
         try (ServerSocket swallow = new ServerSocket()) {
             swallow.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            CompletableFuture<PerfSide> client = CompletableFuture.supplyAsync(
+            CompletableFuture<PerfSide> client = Async.supply(
                     () -> PerfSide.run(LocalWarmUpTest.client(server)));
             try (Socket swallowed = swallow.accept()) {
                 swallow.close();
-                CompletableFuture<PerfSide> real = CompletableFuture.supplyAsync(() -> PerfSide.run(server));
+                CompletableFuture<PerfSide> real = Async.supply(() -> PerfSide.run(server));
                 PerfSide c = client.get(120, TimeUnit.SECONDS);
                 // a client that gave up leaves the server waiting for it: fail at once
                 assertEquals(0, c.exit(), c.describe("client"));

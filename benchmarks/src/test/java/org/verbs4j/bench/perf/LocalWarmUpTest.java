@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Rdma;
 import org.verbs4j.api.RdmaDevice;
 import org.verbs4j.lab.TestPorts;
+import org.verbs4j.lab.Async;
 
 /**
  * The default local warm-up on the host, on verbs4j's pure-Java iWARP device jsiw_lo (rdma_cm, {@code -R}):
@@ -88,7 +89,7 @@ class LocalWarmUpTest {
     static Pair runPair(List<String> serverArgs) throws Exception {
         ByteArrayOutputStream serverSink = new ByteArrayOutputStream();
         PrintStream serverBoth = new PrintStream(serverSink, true, StandardCharsets.UTF_8);
-        CompletableFuture<Side> server = CompletableFuture.supplyAsync(() -> Side.run(serverArgs, serverSink, serverBoth));
+        CompletableFuture<Side> server = Async.supply(() -> Side.run(serverArgs, serverSink, serverBoth));
         String banner = PerfFormat.waitingBanner().get(2);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LocalWarmUp.LIMIT_SECONDS + 30);
         while (!serverSink.toString(StandardCharsets.UTF_8).contains(banner) && !server.isDone()
@@ -176,7 +177,7 @@ class LocalWarmUpTest {
         ByteArrayOutputStream sink = new ByteArrayOutputStream();
         try (PrintStream both = new PrintStream(sink, true, StandardCharsets.UTF_8);
              ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+            CompletableFuture<Void> accepted = Async.run(() -> {
                 try (Socket s = peer.accept()) {
                     both.println("PEER: the client connected");
                 } catch (java.io.IOException e) {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.verbs4j.lab.TestPorts;
+import org.verbs4j.lab.Async;
 
 /**
  * {@code -b} on the host, verbs4j-perf against verbs4j-perf on jsiw_lo with {@code -R} (two threads, as
@@ -69,8 +70,8 @@ class PerfBidirectionalTest {
         List<String> server = LocalWarmUpTest.args("write_bw", TestPorts.next(), "-n", "200", "--no-warmup");
         ByteArrayOutputStream serverSink = new ByteArrayOutputStream();
         PrintStream serverBoth = new PrintStream(serverSink, true, StandardCharsets.UTF_8);
-        CompletableFuture<LocalWarmUpTest.Side> s = CompletableFuture
-                .supplyAsync(() -> LocalWarmUpTest.Side.run(server, serverSink, serverBoth));
+        CompletableFuture<LocalWarmUpTest.Side> s =
+                Async.supply(() -> LocalWarmUpTest.Side.run(server, serverSink, serverBoth));
         String banner = PerfFormat.waitingBanner().get(2);
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (!serverSink.toString(StandardCharsets.UTF_8).contains(banner) && !s.isDone()

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.verbs4j.api.Gid;
+import org.verbs4j.lab.Async;
 
 /**
  * perftest's exchange formats: what C perftest's sprintf writes, what its sscanf reads, the binary
@@ -148,7 +149,7 @@ class PerfWireTest {
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
-        CompletableFuture<Object[]> server = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Object[]> server = Async.supply(() -> {
             try (PerfChannel c = PerfChannel.serve(port)) {
                 int mtu = c.start(5);
                 PerfWire.Keys k = c.handshake(new PerfWire.Keys(0, 1, 2, 3, 4, 5, GID, 0), "keys");
@@ -177,7 +178,7 @@ class PerfWireTest {
     @Test
     void aPeerThatIsNotPerftestFailsTheStart() throws Exception {
         try (ServerSocket ss = new ServerSocket(0)) {
-            CompletableFuture<Void> fake = CompletableFuture.runAsync(() -> {
+            CompletableFuture<Void> fake = Async.run(() -> {
                 try (Socket s = ss.accept(); OutputStream o = s.getOutputStream(); InputStream i = s.getInputStream()) {
                     o.write("HTTP/1.1 200 OK\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     o.flush();
@@ -306,7 +307,7 @@ class PerfWireTest {
         BlockingQueue<byte[]> toClient = new LinkedBlockingQueue<>();
         MemoryLink serverLink = new MemoryLink(toServer, toClient);
         MemoryLink clientLink = new MemoryLink(toClient, toServer);
-        CompletableFuture<Object[]> server = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Object[]> server = Async.supply(() -> {
             PerfChannel c = PerfChannel.over(serverLink, false);
             int mtu = c.start(5);
             PerfWire.Keys k = c.handshake(new PerfWire.Keys(0, 1, 2, 3, 4, 5, GID, 0), "keys");

@@ -25,6 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.verbs4j.lab.Lab;
+import org.verbs4j.lab.Async;
 
 /**
  * verbs4j-perf against C perftest (the lab's Debian perftest 4.5-0.17: {@code ib_send_lat} ... {@code ib_read_bw}):
@@ -216,7 +217,7 @@ class PerftestInteropIT {
         List<String> java = List.of("send_lat", "-d", Fabric.RXE.device(), "-R", "-p", Integer.toString(port), "-n",
                 Integer.toString(ITERS), "--no-warmup");
         long started = System.nanoTime();
-        CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+        CompletableFuture<PerfSide> s = Async.supply(() -> PerfSide.run(java));
         List<String> rping = List.of("rping", "-c", "-a", Fabric.RXE.ip(), "-p", Integer.toString(port), "-C", "1", "-v");
         PerfSide client = runC(rping);
         for (int i = 0; i < 50 && !s.isDone() && !client.out().contains("ping data") && !client.err().isEmpty()
@@ -371,13 +372,13 @@ class PerftestInteropIT {
         PerfSide client;
         long started = System.nanoTime();
         if (role == Role.C_SERVER) {
-            CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> runC(c));
+            CompletableFuture<PerfSide> s = Async.supply(() -> runC(c));
             // verbs4j-perf's client retries a refused connection for 10 s while the server starts
             java.add(host);
             client = PerfSide.run(java);
             server = s.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } else {
-            CompletableFuture<PerfSide> s = CompletableFuture.supplyAsync(() -> PerfSide.run(java));
+            CompletableFuture<PerfSide> s = Async.supply(() -> PerfSide.run(java));
             c.add(host);
             if (listening != null) {
                 // C perftest's client does not retry: start it once the server listens

@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.verbs4j.lab.Async;
 
 /**
  * verbs4j-perf in the fabric lab: each of the six tests, server and client, on rxe0 with the TCP exchange and
@@ -98,7 +99,7 @@ class VerbsPerfIT {
         // VM's 2 vCPUs), and they are not what these tests check (LocalWarmUpTest and PerftestInteropIT do)
         List<String> sa = noWarmup(serverArgs);
         List<String> ca = noWarmup(clientArgs);
-        CompletableFuture<PerfSide> server = CompletableFuture.supplyAsync(() -> PerfSide.run(sa));
+        CompletableFuture<PerfSide> server = Async.supply(() -> PerfSide.run(sa));
         // the client's channel retries a refused connection for 10 s while the server starts listening
         PerfSide client = PerfSide.run(ca);
         PerfSide s = server.get(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);

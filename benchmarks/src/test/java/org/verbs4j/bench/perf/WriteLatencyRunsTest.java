@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.verbs4j.lab.TestPorts;
+import org.verbs4j.lab.Async;
 
 /**
  * write_lat's runs of one size, back to back on jsiw_lo ({@code --warmup}'s unmeasured runs, then the measured one):
@@ -41,7 +42,7 @@ class WriteLatencyRunsTest {
         for (int i = 0; i < PAIRS; i++) {
             List<String> a = LocalWarmUpTest.args("write_lat", TestPorts.next(), "-s", "2", "-n",
                     Integer.toString(ITERS), "--warmup=" + warmup);
-            CompletableFuture<LocalWarmUpTest.Pair> run = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<LocalWarmUpTest.Pair> run = Async.supply(() -> {
                 try {
                     return LocalWarmUpTest.runPair(a);
                 } catch (Exception e) {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.verbs4j.lab.Async;
 
 class MpaConnectionTest {
     private ServerSocketChannel server;
@@ -38,7 +39,7 @@ class MpaConnectionTest {
 
     /** The responder in another thread: awaits the Request, accepts with the given private data. */
     private CompletableFuture<MpaConnection> respond(MpaSettings settings, byte[] replyData) {
-        return CompletableFuture.supplyAsync(() -> {
+        return Async.supply(() -> {
             try {
                 MpaConnection.Incoming in = MpaConnection.awaitRequest(server.accept(), settings);
                 return in.accept(replyData);
@@ -94,7 +95,7 @@ class MpaConnectionTest {
 
     @Test
     void rejectCarriesPrivateDataAndClosesTheConnection() throws Exception {
-        CompletableFuture<Void> passive = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> passive = Async.run(() -> {
             try {
                 MpaConnection.awaitRequest(server.accept(), MpaSettings.siwDefaults()).reject("busy".getBytes());
             } catch (IOException e) {
