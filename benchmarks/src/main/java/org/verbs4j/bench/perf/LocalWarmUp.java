@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.verbs4j.api.Rdma;
 import org.verbs4j.api.cm.CmId;
 import org.verbs4j.api.cm.ConnectionManager;
@@ -161,7 +163,11 @@ final class LocalWarmUp {
     record Outcome(boolean warmed, String line, long nanos) {
     }
 
-    /** How often the pair starts when its server finds the loopback port taken (and only then). */
+    /**
+     * How often the pair starts when its server finds the loopback port taken (and only then): a port that
+     * {@link #freePort} found free can be taken before the server listens (by another program's listener, or,
+     * on a RoCE device, by an rdma_cm id, which has no socket for the check to see).
+     */
     static final int PORT_ATTEMPTS = 3;
 
     private LocalWarmUp() {
@@ -174,13 +180,18 @@ final class LocalWarmUp {
 
     /** Runs the warm-up for the run {@code o} (before its exchange exists); never throws. */
     static Outcome run(PerfOptions o) {
+        return run(o, () -> freePort(o.port));
+    }
+
+    /** {@link #run(PerfOptions)} with the loopback pair's ports from {@code ports}, one per start of the pair. */
+    static Outcome run(PerfOptions o, IntSupplier ports) {
         long start = System.nanoTime();
         String what;
         PerfOptions server;
         PerfOptions client;
         Plan plan = new Plan(start, BUDGET_NANOS).inListsOf(o.postList);
         try {
-            server = loopbackOptions(o);
+            server = loopbackOptions(o, ports.getAsInt());
             server.warmupPlan = plan;
             client = server.copy();
             if (o.rdmaCm) {
@@ -200,24 +211,27 @@ final class LocalWarmUp {
         Side s;
         Side c;
         for (int attempt = 1; ; attempt++) {
+            // the client starts once the server listens: never against another program that holds the port
+            CountDownLatch listening = new CountDownLatch(1);
+            server.listening = listening::countDown;
             s = new Side(server, "server");
             c = new Side(client, "client");
             s.thread.start();
-            c.thread.start();
+            boolean listens = awaitListening(listening, s.thread, deadline);
+            if (listens) {
+                c.thread.start();
+            }
             try {
                 c.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 s.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            String f = s.failure;
-            if (attempt == PORT_ATTEMPTS || c.thread.isAlive() || s.thread.isAlive() || f == null
-                    || !f.contains("EADDRINUSE")) {
+            if (listens || attempt == PORT_ATTEMPTS || s.thread.isAlive() || !s.portTaken) {
                 break;
             }
-            // another rdma_cm id holds the port: rdma_cm's ports are its own, which freePort's TCP check cannot
-            // see (an id on a RoCE device has no socket); the pair runs again on another one
-            server.port = freePort();
+            // the pair starts again on another port
+            server.port = ports.getAsInt();
             client.port = server.port;
         }
         if (c.thread.isAlive() || s.thread.isAlive()) {
@@ -240,6 +254,20 @@ final class LocalWarmUp {
                 server.size, what, nanos / 1e9, quiet / 1e9), nanos);
     }
 
+    /** Waits until the server listens (true), or its thread ended or the deadline passed without that (false). */
+    private static boolean awaitListening(CountDownLatch listening, Thread server, long deadline) {
+        try {
+            while (server.isAlive() && System.nanoTime() < deadline) {
+                if (listening.await(10, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return listening.getCount() == 0;
+    }
+
     private static Outcome notPossible(String why, long start) {
         long nanos = System.nanoTime() - start;
         return new Outcome(false, "warm-up: not possible (" + why + "); the first iterations are measured with the"
@@ -251,10 +279,15 @@ final class LocalWarmUp {
      * printing options; in iteration mode a short last run ({@link #LAST_RUN_ITERS}) after the warm-up runs.
      */
     static PerfOptions loopbackOptions(PerfOptions o) {
+        return loopbackOptions(o, freePort(o.port));
+    }
+
+    /** {@link #loopbackOptions(PerfOptions)} on {@code port}. */
+    static PerfOptions loopbackOptions(PerfOptions o, int port) {
         PerfOptions lo = o.copy();
         lo.localWarmup = false;
         lo.serverHost = null;
-        lo.port = freePort();
+        lo.port = port;
         lo.size = o.sizes()[0];
         lo.all = false;
         lo.maxSize = PerfOptions.MAX_SIZE;
@@ -276,11 +309,14 @@ final class LocalWarmUp {
      * ephemeral ports (32768 and up): there the local port of any outgoing connection of the host (a peer's
      * retried connects, say) can take the port between this check and the loopback server's listen.
      */
-    private static int freePort() {
+    private static int freePort(int avoid) {
         int span = 32768 - 20000;
         int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(span);
         for (int i = 0; i < 200; i++) {
             int port = 20000 + (start + i * 97) % span;
+            if (port == avoid) {
+                continue; // the run's own port (-p): a peer that connects early must never reach the warm-up
+            }
             try (ServerSocket s = new ServerSocket()) {
                 s.setReuseAddress(false);
                 s.bind(new java.net.InetSocketAddress(port));
@@ -343,6 +379,8 @@ final class LocalWarmUp {
         final Thread thread;
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         volatile String failure;
+        /** The failure was that the server's port was taken ({@link PerfChannel.PortTakenException}). */
+        volatile boolean portTaken;
 
         /**
          * True when this side failed before its loops were done. A failure at the last handshake ("close") is not
@@ -361,6 +399,7 @@ final class LocalWarmUp {
                      PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
                     VerbsPerf.runTest(o, out, e);
                 } catch (RuntimeException | Error e) {
+                    portTaken = e instanceof PerfChannel.PortTakenException;
                     failure = e.getMessage() == null ? e.toString() : e.getMessage();
                 }
             }, "verbs4j-perf warm-up " + role);

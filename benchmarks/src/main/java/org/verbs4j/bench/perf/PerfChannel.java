@@ -33,7 +33,7 @@ final class PerfChannel implements AutoCloseable {
     static final int DONE_TIMEOUT_MILLIS = 2_000;
 
     /** A failure of the exchange: the message says what and with whom. */
-    static final class ExchangeException extends RuntimeException {
+    static class ExchangeException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         ExchangeException(String message, Throwable cause) {
@@ -42,6 +42,15 @@ final class PerfChannel implements AutoCloseable {
 
         ExchangeException(String message) {
             super(message);
+        }
+    }
+
+    /** The server could not listen: something else holds its port (TCP or rdma_cm). */
+    static final class PortTakenException extends ExchangeException {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
@@ -79,7 +88,12 @@ final class PerfChannel implements AutoCloseable {
 
     /** Server: listens on TCP {@code port} (every address) and returns the first client's channel. */
     static PerfChannel serve(int port) {
-        return new PerfChannel(TcpLink.serve(port), false, false);
+        return serve(port, null);
+    }
+
+    /** {@link #serve(int)}, telling {@code listening} (if not null) once it listens. */
+    static PerfChannel serve(int port, Runnable listening) {
+        return new PerfChannel(TcpLink.serve(port, listening), false, false);
     }
 
     /** Client: connects to TCP {@code host:port}, retrying a refused connection for {@link #CONNECT_RETRY_MILLIS}. */
@@ -194,14 +208,18 @@ final class PerfChannel implements AutoCloseable {
             this.peer = String.valueOf(socket.getRemoteSocketAddress());
         }
 
-        static TcpLink serve(int port) {
+        static TcpLink serve(int port, Runnable listening) {
             try (ServerSocket listener = new ServerSocket()) {
                 listener.setReuseAddress(true);
                 try {
                     listener.bind(new InetSocketAddress(port), 1);
                 } catch (IOException e) {
-                    throw new ExchangeException("Couldn't listen to port " + port + " (" + e.getMessage()
-                            + "): is another server running on it? Choose another with -p", e);
+                    String m = "Couldn't listen to port " + port + " (" + e.getMessage()
+                            + "): is another server running on it? Choose another with -p";
+                    throw e instanceof java.net.BindException ? new PortTakenException(m, e) : new ExchangeException(m, e);
+                }
+                if (listening != null) {
+                    listening.run();
                 }
                 return new TcpLink(listener.accept());
             } catch (IOException e) {

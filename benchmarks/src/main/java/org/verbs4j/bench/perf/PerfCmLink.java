@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import org.verbs4j.api.Access;
 import org.verbs4j.api.CompletionQueue;
+import org.verbs4j.api.Errno;
 import org.verbs4j.api.MemoryRegion;
 import org.verbs4j.api.Opcode;
 import org.verbs4j.api.ProtectionDomain;
@@ -76,7 +77,7 @@ final class PerfCmLink implements PerfChannel.Link {
      * connection; {@code device} (may be null) is the device it must arrive on. As perftest's, the exchange's
      * connection has the default type of service ({@code -T} is the test connection's).
      */
-    static PerfCmLink serve(int port, String device) {
+    static PerfCmLink serve(int port, String device, Runnable listening) {
         ConnectionManager cm = Rdma.connectionManager();
         PerfCmLink link = null;
         try {
@@ -87,8 +88,13 @@ final class PerfCmLink implements PerfChannel.Link {
                 // two: the exchange's connection, then the test's
                 l.listen(2);
             } catch (CmException e) {
-                throw new PerfChannel.ExchangeException("Couldn't listen with rdma_cm on port " + port + " ("
-                        + e.getMessage() + "): is another server running on it? Choose another with -p", e);
+                String m = "Couldn't listen with rdma_cm on port " + port + " (" + e.getMessage()
+                        + "): is another server running on it? Choose another with -p";
+                throw e.errno() == Errno.EADDRINUSE ? new PerfChannel.PortTakenException(m, e)
+                        : new PerfChannel.ExchangeException(m, e);
+            }
+            if (listening != null) {
+                listening.run();
             }
             ConnectionRequest req;
             try {

@@ -98,6 +98,8 @@ public final class PerfOptions implements Cloneable {
     boolean localWarmup;
     /** The local warm-up's loopback sides only: the iterations of their warm-up runs (else null: {@link #warmup}). */
     LocalWarmUp.Plan warmupPlan;
+    /** The local warm-up's loopback server only: told once it listens, so its client connects only then (else null). */
+    Runnable listening;
     String serverHost;
 
     /** {@code -V}: print the version and exit; nothing else is checked. */

@@ -107,9 +107,9 @@ public final class VerbsPerf {
     private static PerfChannel openChannel(PerfOptions o) {
         if (o.rdmaCm) {
             return PerfChannel.over(o.isClient() ? PerfCmLink.connect(o.serverHost, o.port, o.device)
-                    : PerfCmLink.serve(o.port, o.device), o.isClient());
+                    : PerfCmLink.serve(o.port, o.device, o.listening), o.isClient());
         }
-        return o.isClient() ? PerfChannel.connect(o.serverHost, o.port) : PerfChannel.serve(o.port);
+        return o.isClient() ? PerfChannel.connect(o.serverHost, o.port) : PerfChannel.serve(o.port, o.listening);
     }
 
     static void runTest(PerfOptions o, PrintStream out, PrintStream err) {

@@ -1,6 +1,7 @@
 package org.verbs4j.bench.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -193,6 +194,33 @@ class LocalWarmUpTest {
             assertTrue(lines.get(0).startsWith("verbs4j-perf: warm-up: not possible (the loopback "), out);
             assertTrue(lines.get(0).contains("iWARP") && lines.get(0).contains("-R"), "says why\n" + out);
             assertTrue(lines.indexOf("PEER: the client connected") > 0, "after the warm-up\n" + out);
+        }
+    }
+
+    /**
+     * A port found free can be taken before the loopback server listens on it (the CI's ITs pick their ports from
+     * the same range): the pair starts again on another port, and the warm-up runs. Its client connects only once
+     * its server listens, so never to the program that holds the port.
+     */
+    @Test
+    void aPortTakenBeforeTheServerListensIsLeftForAnother() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new java.net.InetSocketAddress(TestPorts.next()));
+            int free = TestPorts.next();
+            List<Integer> given = new ArrayList<>();
+            PerfOptions o = PerfOptions.parse(PerfTest.SEND_LAT, "-d", DEVICE, "-R", "-p",
+                    Integer.toString(TestPorts.next()), "-s", "64", "-n", "100");
+            LocalWarmUp.Outcome out = LocalWarmUp.run(o, () -> {
+                given.add(given.isEmpty() ? taken.getLocalPort() : free);
+                return given.get(given.size() - 1);
+            });
+            assertTrue(out.warmed(), out.line());
+            assertEquals(List.of(taken.getLocalPort(), free), given, "a second port, after the taken one: " + out.line());
+            assertTrue(WARMED.matcher("verbs4j-perf: " + out.line()).matches(), out.line());
+            // the client starts once its server listens: it never knocked at the other program's port
+            taken.setSoTimeout(200);
+            assertThrows(java.net.SocketTimeoutException.class, () -> taken.accept().close(),
+                    "no connection to the taken port");
         }
     }
 }
