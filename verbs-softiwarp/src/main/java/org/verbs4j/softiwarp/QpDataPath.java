@@ -27,6 +27,7 @@ import org.verbs4j.api.WcStatus;
 import org.verbs4j.api.internal.RawMemory;
 import org.verbs4j.api.internal.WrLayout.RecvWr;
 import org.verbs4j.api.internal.WrLayout.SendWr;
+import org.verbs4j.softiwarp.wire.BufferAddress;
 import org.verbs4j.softiwarp.wire.FpduSink;
 import org.verbs4j.softiwarp.wire.Gather;
 import org.verbs4j.softiwarp.wire.MpaConnection;
@@ -224,9 +225,8 @@ final class QpDataPath implements FpduSink {
     private ByteBuffer[] lentViews;
 
     // ---- receive: holder of the receive token ----
-    /** The buffer {@link #addressedAt} is the address of ({@link #bufferAddress}). */
-    private ByteBuffer addressed;
-    private long addressedAt;
+    /** The address of the connection's receive buffer, which holds every segment the QP is handed. */
+    private final BufferAddress payloadAddress = new BufferAddress();
     private volatile boolean wantWrite;
     /** The head request's second message is still to start (after {@link #TX_WQE_FIRST}). */
     private boolean secondPending;
@@ -1046,7 +1046,7 @@ final class QpDataPath implements FpduSink {
                 return;
             }
             try {
-                RawMemory.copy(bufferAddress(payload) + payload.position(), mr.addressOf(taggedOffset), length);
+                RawMemory.copy(payloadAddress.of(payload) + payload.position(), mr.addressOf(taggedOffset), length);
             } finally {
                 mr.leave();
             }
@@ -1194,22 +1194,9 @@ final class QpDataPath implements FpduSink {
         }
     }
 
-    /**
-     * {@return the native address of a payload's buffer} The connection hands every segment in its one receive buffer,
-     * so the address is taken once, not per segment (on JDK 22 and later taking it makes a memory segment, which
-     * only escape analysis would remove).
-     */
-    private long bufferAddress(ByteBuffer payload) {
-        if (payload != addressed) {
-            addressedAt = RawMemory.addressOf(payload);
-            addressed = payload;
-        }
-        return addressedAt;
-    }
-
     /** Copies a Send segment into the current receive's SGEs; false when an SGE's lkey is refused. */
     private boolean place(int messageOffset, ByteBuffer payload, int length) {
-        long from = bufferAddress(payload) + payload.position();
+        long from = payloadAddress.of(payload) + payload.position();
         long off = messageOffset;
         int left = length;
         int n = RawMemory.getInt(currentReceive + NUM_SGE);

@@ -2,7 +2,6 @@ package org.verbs4j.softiwarp.wire;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
-import org.verbs4j.api.internal.RawMemory;
 
 /**
  * Cuts one DDP message into FPDUs of at most MULPDU bytes of ULPDU (RFC 5041 §5): the same STag with a growing
@@ -35,9 +34,8 @@ final class DdpSegmenter {
     private ByteBuffer payload;
     private Gather gather;
     private int gatherLength;
-    /** The buffer {@link #addressedAt} is the address of ({@link #txAddress}). */
-    private ByteBuffer addressed;
-    private long addressedAt;
+    /** The transmit buffer's address. */
+    private final BufferAddress txAddress = new BufferAddress();
     private int sent;
     private boolean done = true;
 
@@ -117,7 +115,7 @@ final class DdpSegmenter {
                 tx.put(payload);
                 payload.limit(limit);
             } else if (chunk > 0) {
-                gather.copy(sent, txAddress(tx) + tx.position(), chunk);
+                gather.copy(sent, txAddress.of(tx) + tx.position(), chunk);
                 tx.position(tx.position() + chunk);
             }
             Fpdu.seal(tx, start, ulpdu, crcOn, crc);
@@ -179,18 +177,6 @@ final class DdpSegmenter {
             gather = null;
         }
         return n;
-    }
-
-    /**
-     * {@return the native address of the transmit buffer} Taken once for the connection's one buffer, not per
-     * segment (on JDK 22 and later taking it makes a memory segment, which only escape analysis would remove).
-     */
-    private long txAddress(ByteBuffer tx) {
-        if (tx != addressed) {
-            addressedAt = RawMemory.addressOf(tx);
-            addressed = tx;
-        }
-        return addressedAt;
     }
 
     private int header() {
