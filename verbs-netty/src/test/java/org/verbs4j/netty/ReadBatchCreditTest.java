@@ -10,6 +10,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,9 @@ class ReadBatchCreditTest {
     void theCreditComesBackAfterTheBatchAndTheReplyBeforeIt() throws Exception {
         AtomicReference<RdmaEndpoint> peer = new AtomicReference<>();
         CompletableFuture<long[]> duringRead = new CompletableFuture<>();
+        // the raw endpoint counts a send after its post, which on the software device may already have delivered
+        // it: its credit count is read here only once the test thread's send has returned
+        CountDownLatch sendReturned = new CountDownLatch(1);
         ChannelInboundHandlerAdapter server = new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -41,6 +45,16 @@ class ReadBatchCreditTest {
                 // the peer's credit word as it is now, and as it is after a wait: an update posted before this call
                 // (the slot given back before the message was handed on) would land meanwhile
                 RdmaEndpoint p = peer.get();
+                try {
+                    if (!sendReturned.await(20, TimeUnit.SECONDS)) {
+                        duringRead.completeExceptionally(new AssertionError("the send did not return"));
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    duringRead.completeExceptionally(e);
+                    return;
+                }
                 long first = p.sendCredits();
                 long deadline = System.nanoTime() + HOLD_NANOS;
                 long last = first;
@@ -60,6 +74,7 @@ class ReadBatchCreditTest {
             assertTrue(full >= 2, "the channel's receive depth: " + full);
             raw.sendSlot(0).put(0, RdmaChannel.DATA).put(1, (byte) 41);
             raw.send(0, 2);
+            sendReturned.countDown();
             long[] seen = duringRead.get(20, TimeUnit.SECONDS);
             assertEquals(full - 1, seen[0], "during channelRead the message's credit is not back");
             assertEquals(full - 1, seen[1], "nor " + TimeUnit.NANOSECONDS.toMillis(HOLD_NANOS) + " ms later");
