@@ -1219,7 +1219,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     public static final class ProtocolViolation extends IOException {
         private static final long serialVersionUID = 1L;
 
-        /** @param message what the peer sent, and what was expected */
+        /**
+         * A violation described by {@code message}.
+         *
+         * @param message what the peer sent, and what was expected
+         */
         public ProtocolViolation(String message) {
             super(message);
         }

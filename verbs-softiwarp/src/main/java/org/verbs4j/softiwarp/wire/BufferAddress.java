@@ -13,7 +13,15 @@ public final class BufferAddress {
     private ByteBuffer buffer;
     private long address;
 
-    /** {@return the native address of {@code b}'s first byte} (not of its position) */
+    /** An address cache that has not taken an address yet. */
+    public BufferAddress() {
+    }
+
+    /**
+     * {@return the native address of {@code b}'s first byte} (not of its position)
+     *
+     * @param b a direct buffer
+     */
     public long of(ByteBuffer b) {
         if (b != buffer) {
             address = RawMemory.addressOf(b);

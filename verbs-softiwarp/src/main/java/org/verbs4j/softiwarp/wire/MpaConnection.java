@@ -759,7 +759,7 @@ public final class MpaConnection implements Closeable {
         return channel.isOpen();
     }
 
-    /** @return bytes the last {@link #poll} read from the socket, -1 at its end */
+    /** {@return the bytes the last {@link #poll} read from the socket, -1 at its end} */
     public int lastRead() {
         return lastRead;
     }
