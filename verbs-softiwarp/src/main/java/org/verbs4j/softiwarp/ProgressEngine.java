@@ -191,14 +191,20 @@ final class ProgressEngine implements Runnable {
      * Whether to watch a QP's socket for reading: not while application threads wait on its CQs by polling them,
      * empty or taking completions that receiving made ({@link QpDataPath#polledWaiting}; they receive, and a wake-up
      * per message here would only take a CPU from them and contend for the socket), unless a CQ of the QP is armed
-     * (its channel's waiter polls nothing); and not while a thread waiting on a CQ's channel or wait set sleeps on
-     * the socket, or waited there since the last look ({@link SocketWaiter}: it receives), armed or not. A QP whose
-     * CQs nobody polled so since the last look is watched again, so one-sided targets and a QP whose poller went
-     * away (or waits for memory now) progress within about two {@link #POLLED_MAX_MILLIS}.
+     * (its channel's waiter polls nothing); nor, once the socket was left to them, while a thread holds the QP's
+     * receive or send token at the look (a poll inside a long write counts only when it returns); and not while a
+     * thread waiting on a CQ's channel or wait set sleeps on the socket, or waited there since the last look
+     * ({@link SocketWaiter}: it receives), armed or not. A QP whose CQs nobody polled so since the last look is
+     * watched again, so one-sided targets and a QP whose poller went away (or waits for memory now) progress within
+     * about two {@link #POLLED_MAX_MILLIS}.
      */
     private static boolean watchesReceive(QpDataPath p) {
         int polls = p.polls();
-        boolean left = polls != p.pollsSeen; // polled waiting since the last look
+        // polled waiting since the last look, or, when the last look left the socket to pollers, a thread works on
+        // the QP now: a poll in a long write (a 64 KiB Read response, under emulation a millisecond) counts only when
+        // it returns. A QP this thread watches stays watched while a thread posts (one that waits on memory a
+        // Write fills polls nothing, and the look after each delivery would often meet its next post)
+        boolean left = polls != p.pollsSeen || p.unwatched && p.worked();
         p.pollsSeen = polls;
         int waits = p.waits();
         // a channel waiter asleep on the socket, or one that waited since the last look (and will again): it reads
@@ -216,13 +222,14 @@ final class ProgressEngine implements Runnable {
 
     /**
      * Whether to wait for the socket to be writable when a transmit stalls: not while application threads poll the
-     * QP's CQs, empty or not, since each poll resumes it (and each time the socket turned writable, on loopback
-     * inside the peer's read, the wake-up would take a core from them), unless a CQ is armed. A QP nobody polled for
-     * a millisecond is watched again, and a transmit that stalls then wakes this thread.
+     * QP's CQs, empty or not (nor, once the socket was left to them, while a thread holds one of the QP's tokens at
+     * the look), since each poll resumes it (and each time the socket turned writable, on loopback inside the peer's
+     * read, the wake-up would take a core from them), unless a CQ is armed. A QP nobody polled for a millisecond is
+     * watched again, and a transmit that stalls then wakes this thread.
      */
     private static boolean watchesTransmit(QpDataPath p, long now) {
         int polls = p.allPolls();
-        if (polls != p.allPollsSeen) {
+        if (polls != p.allPollsSeen || p.txUnwatched && p.worked()) { // as in watchesReceive
             p.allPollsSeen = polls;
             p.polledAt = now;
         }

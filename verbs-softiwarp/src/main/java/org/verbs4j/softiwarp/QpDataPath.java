@@ -420,6 +420,15 @@ final class QpDataPath implements FpduSink {
         polls.setOpaque(polls.getPlain() + 1); // no fence: the progress thread only needs to see it change, later
     }
 
+    /**
+     * {@return whether a thread holds this QP's receive or send token now} For the progress thread, whose own calls
+     * hold them only while they run: another thread is receiving or writing (a long write of a large message, or a
+     * poll inside one), and it polls again when it is done. A hint, read without the tokens.
+     */
+    boolean worked() {
+        return rxOwner.get() || sq.consumed();
+    }
+
     /** Counts a {@link SocketWaiter}'s wait on this QP's socket. */
     void waited() {
         waits.setOpaque(waits.getPlain() + 1); // no fence, as polledWaiting
@@ -1413,7 +1422,11 @@ final class QpDataPath implements FpduSink {
         if (!ended.compareAndSet(false, true)) {
             return;
         }
-        LOG.debug("{}: connection ends: {}", qp, why);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: connection ends: {} (progress until then: {} transmits stalled; the progress thread's {}"
+                    + " writable wake-ups, {} receives and {} naps; {} polls waiting, {} polls in all)", qp, why,
+                    stalls, writableWakeups, engineReceives, naps, polls.get(), allPolls.get());
+        }
         connection.close();
         ProgressEngine e = qp.softContext().progress();
         if (e != null) {

@@ -104,6 +104,11 @@ final class WorkQueue {
         consuming.set(false);
     }
 
+    /** {@return whether a consumer holds the token now} A hint: it may be given back at once. */
+    boolean consumed() {
+        return consuming.get();
+    }
+
     /** {@return the address of the oldest published request, or 0 when there is none} Holder of the token only. */
     long peek() {
         long h = head;

@@ -576,6 +576,107 @@ class DataPathTest {
         }
     }
 
+    /**
+     * A poll inside a long write (a 64 KiB Read Response took about a millisecond in the lab's emulated VM) counts
+     * only when it returns: a look of the progress thread that found no new poll took the socket from such a
+     * responder, received its Read Requests and wrote their responses while the poller spun on the tokens (a third
+     * busy thread on two CPUs). A thread holding the QP's send token keeps the socket; given back, with nobody
+     * polling, the progress thread receives again.
+     */
+    @Test
+    void aThreadInALongWriteKeepsTheSocketFromTheProgressThread() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 8 * 64, Access.LOCAL_WRITE);
+        fill(src, 5);
+        for (int i = 0; i < 8; i++) {
+            postRecv(p.b, dst, i * 64, 64, i);
+        }
+        QpDataPath b = p.b.qp.dataPath();
+        WorkQueue sq = p.b.qp.sendQueue();
+        pollUntilLeft(p.b, 20);
+        int before = b.engineReceives;
+        assertTrue(sq.tryConsume());
+        try {
+            for (int i = 0; i < 8; i++) {
+                sends.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(src, 0, 64);
+                p.a.qp.postSend(sends);
+                Thread.sleep(20); // nobody polls B: a look of its progress thread every 1-16 ms finds the token held
+            }
+            assertEquals(before, b.engineReceives, "the progress thread received while another thread wrote");
+        } finally {
+            sq.endConsume();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (b.engineReceives == before) {
+            assertTrue(System.nanoTime() < deadline, "the progress thread did not take the socket back");
+            Thread.sleep(1);
+        }
+        int got = 0;
+        while (got < 8) {
+            int n = p.b.cq.poll(wc);
+            for (int j = 0; j < n; j++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(j));
+                assertEquals(got + j, wc.wrId(j));
+            }
+            got += n;
+            assertTrue(System.nanoTime() < deadline, got + " of 8 receives");
+        }
+        for (int i = 0; i < 8; i++) {
+            assertFilled(dst, i * 64, 64, 5, 0);
+        }
+    }
+
+    /**
+     * The other side of the test before: a socket the progress thread watches (nobody polls the QP's CQs: its thread
+     * waits on memory a Write fills, say) stays watched while a thread holds the send token, since the look after
+     * each delivery would often meet that thread's next post.
+     */
+    @Test
+    void aWatchedSocketStaysWatchedWhileAThreadPosts() throws Exception {
+        ConnectedPair p = pair();
+        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
+        MemoryRegion dst = mr(p.b, 4 * 64, Access.LOCAL_WRITE);
+        fill(src, 9);
+        for (int i = 0; i < 4; i++) {
+            postRecv(p.b, dst, i * 64, 64, i);
+        }
+        QpDataPath b = p.b.qp.dataPath();
+        WorkQueue sq = p.b.qp.sendQueue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (b.key == null || (b.key.interestOps() & SelectionKey.OP_READ) == 0) {
+            assertTrue(System.nanoTime() < deadline, "the socket not watched");
+            Thread.sleep(1);
+        }
+        int before = b.engineReceives;
+        assertTrue(sq.tryConsume());
+        try {
+            for (int i = 0; i < 4; i++) {
+                sends.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(src, 0, 64);
+                p.a.qp.postSend(sends);
+                while (b.engineReceives < before + i + 1) {
+                    assertTrue(System.nanoTime() < deadline, "send " + i + " not received while a thread posted");
+                    Thread.sleep(1);
+                }
+            }
+        } finally {
+            sq.endConsume();
+        }
+        int got = 0;
+        while (got < 4) {
+            int n = p.b.cq.poll(wc);
+            for (int j = 0; j < n; j++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(j));
+                assertEquals(got + j, wc.wrId(j));
+            }
+            got += n;
+            assertTrue(System.nanoTime() < deadline, got + " of 4 receives");
+        }
+        for (int i = 0; i < 4; i++) {
+            assertFilled(dst, i * 64, 64, 9, 0);
+        }
+    }
+
     @Test
     void anArmAfterPollingHasTheProgressThreadWakeTheChannel() throws Exception {
         pair = new ConnectedPair(16, SETTINGS, true, false, false);
