@@ -576,6 +576,45 @@ class DataPathTest {
         }
     }
 
+    /** {@link #sendSmall}'s source region (the test's pair's), made at its first send. */
+    private MemoryRegion smallSource;
+
+    /** Sends 64 bytes (seed 5) from {@code p}'s side A, wrId {@code i}, unsignaled. */
+    private void sendSmall(ConnectedPair p, int i) {
+        if (smallSource == null) {
+            smallSource = mr(p.a, 64, Access.LOCAL_WRITE);
+            fill(smallSource, 5);
+        }
+        sends.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(smallSource, 0, 64);
+        p.a.qp.postSend(sends);
+    }
+
+    /** Posts {@code n} receives of 64 bytes on {@code s}, wrId i into bytes 64 i.., of a region it returns. */
+    private MemoryRegion smallReceives(ConnectedPair.Side s, int n) {
+        MemoryRegion dst = mr(s, n * 64, Access.LOCAL_WRITE);
+        for (int i = 0; i < n; i++) {
+            postRecv(s, dst, i * 64, 64, i);
+        }
+        return dst;
+    }
+
+    /** Polls the {@link #smallReceives}' {@code n} completions, in order, and checks their bytes ({@link #sendSmall}'s). */
+    private void awaitSmallReceives(ConnectedPair.Side s, MemoryRegion dst, int n, long deadline) {
+        int got = 0;
+        while (got < n) {
+            int k = s.cq.poll(wc);
+            for (int j = 0; j < k; j++) {
+                assertEquals(WcStatus.SUCCESS, wc.status(j));
+                assertEquals(got + j, wc.wrId(j));
+            }
+            got += k;
+            assertTrue(System.nanoTime() < deadline, got + " of " + n + " receives");
+        }
+        for (int i = 0; i < n; i++) {
+            assertFilled(dst, i * 64, 64, 5, 0);
+        }
+    }
+
     /**
      * A poll inside a long write (a 64 KiB Read Response took about a millisecond in the lab's emulated VM) counts
      * only when it returns: a look of the progress thread that found no new poll took the socket from such a
@@ -586,12 +625,7 @@ class DataPathTest {
     @Test
     void aThreadInALongWriteKeepsTheSocketFromTheProgressThread() throws Exception {
         ConnectedPair p = pair();
-        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
-        MemoryRegion dst = mr(p.b, 8 * 64, Access.LOCAL_WRITE);
-        fill(src, 5);
-        for (int i = 0; i < 8; i++) {
-            postRecv(p.b, dst, i * 64, 64, i);
-        }
+        MemoryRegion dst = smallReceives(p.b, 8);
         QpDataPath b = p.b.qp.dataPath();
         WorkQueue sq = p.b.qp.sendQueue();
         pollUntilLeft(p.b, 20);
@@ -599,8 +633,7 @@ class DataPathTest {
         assertTrue(sq.tryConsume());
         try {
             for (int i = 0; i < 8; i++) {
-                sends.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(src, 0, 64);
-                p.a.qp.postSend(sends);
+                sendSmall(p, i);
                 Thread.sleep(20); // nobody polls B: a look of its progress thread every 1-16 ms finds the token held
             }
             assertEquals(before, b.engineReceives, "the progress thread received while another thread wrote");
@@ -612,19 +645,7 @@ class DataPathTest {
             assertTrue(System.nanoTime() < deadline, "the progress thread did not take the socket back");
             Thread.sleep(1);
         }
-        int got = 0;
-        while (got < 8) {
-            int n = p.b.cq.poll(wc);
-            for (int j = 0; j < n; j++) {
-                assertEquals(WcStatus.SUCCESS, wc.status(j));
-                assertEquals(got + j, wc.wrId(j));
-            }
-            got += n;
-            assertTrue(System.nanoTime() < deadline, got + " of 8 receives");
-        }
-        for (int i = 0; i < 8; i++) {
-            assertFilled(dst, i * 64, 64, 5, 0);
-        }
+        awaitSmallReceives(p.b, dst, 8, deadline);
     }
 
     /**
@@ -635,12 +656,7 @@ class DataPathTest {
     @Test
     void aWatchedSocketStaysWatchedWhileAThreadPosts() throws Exception {
         ConnectedPair p = pair();
-        MemoryRegion src = mr(p.a, 64, Access.LOCAL_WRITE);
-        MemoryRegion dst = mr(p.b, 4 * 64, Access.LOCAL_WRITE);
-        fill(src, 9);
-        for (int i = 0; i < 4; i++) {
-            postRecv(p.b, dst, i * 64, 64, i);
-        }
+        MemoryRegion dst = smallReceives(p.b, 4);
         QpDataPath b = p.b.qp.dataPath();
         WorkQueue sq = p.b.qp.sendQueue();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -652,8 +668,7 @@ class DataPathTest {
         assertTrue(sq.tryConsume());
         try {
             for (int i = 0; i < 4; i++) {
-                sends.count(1).at(0).clear().wrId(i).opcode(Opcode.SEND).sge(src, 0, 64);
-                p.a.qp.postSend(sends);
+                sendSmall(p, i);
                 while (b.engineReceives < before + i + 1) {
                     assertTrue(System.nanoTime() < deadline, "send " + i + " not received while a thread posted");
                     Thread.sleep(1);
@@ -662,19 +677,7 @@ class DataPathTest {
         } finally {
             sq.endConsume();
         }
-        int got = 0;
-        while (got < 4) {
-            int n = p.b.cq.poll(wc);
-            for (int j = 0; j < n; j++) {
-                assertEquals(WcStatus.SUCCESS, wc.status(j));
-                assertEquals(got + j, wc.wrId(j));
-            }
-            got += n;
-            assertTrue(System.nanoTime() < deadline, got + " of 4 receives");
-        }
-        for (int i = 0; i < 4; i++) {
-            assertFilled(dst, i * 64, 64, 9, 0);
-        }
+        awaitSmallReceives(p.b, dst, 4, deadline);
     }
 
     @Test
